@@ -1,0 +1,27 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { type AppConfig } from './config/app-config';
+import { AppConfigModule } from './config/app-config.module';
+import { DataImportModule } from './data-import/data-import.module';
+import { DemoDataLoader } from './data-import/demo-data.loader';
+import { DatabaseModule } from './database/database.module';
+import { RequirementModule } from './requirement/requirement.module';
+import { TransactionModule } from './transaction/transaction.module';
+import { WireModule } from './wire/wire.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        AppConfigModule.forRoot(config),
+        DatabaseModule.forRoot(config.database),
+        WireModule,
+        DataImportModule,
+        RequirementModule,
+        TransactionModule,
+      ],
+      providers: [DemoDataLoader],
+    };
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * What kind of failure a domain error is. Services speak only in these terms; the exception filter alone
+ * turns a kind into an HTTP status, so a new module's errors need no change to the wire layer.
+ */
+export type DomainErrorKind = 'not_found' | 'conflict' | 'precondition_failed' | 'unavailable';
+
+export abstract class DomainError extends Error {
+  abstract readonly kind: DomainErrorKind;
+  /** Stable, machine-readable: the tail of the problem `type`. */
+  abstract readonly code: string;
+  /** Short summary of the problem type: the problem `title`. */
+  abstract readonly title: string;
+}

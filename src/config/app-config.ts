@@ -1,0 +1,140 @@
+import bytes from 'bytes';
+import { isAbsolute, resolve } from 'node:path';
+import { isValidTimeZone } from '../wire/wire-date';
+
+export type DatabaseConfig =
+  | { readonly kind: 'sqlite'; readonly path: string; readonly demoData: boolean }
+  | { readonly kind: 'mysql'; readonly url: string; readonly migrationsRun: boolean };
+
+export interface AppConfig {
+  readonly port: number;
+  /** Route prefix without slashes; empty serves the API at the root. */
+  readonly apiPrefix: string;
+  /** IANA zone that dates without an offset are read in and every date is written in. */
+  readonly timeZone: string;
+  readonly xmlNamespace: string;
+  readonly bodyLimitBytes: number;
+  readonly database: DatabaseConfig;
+}
+
+export const SQLITE_MEMORY = ':memory:';
+export const DEFAULT_SQLITE_PATH = 'data/property-sales.sqlite';
+
+export class ConfigurationError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  }
+}
+
+type Environment = Record<string, string | undefined>;
+
+/** Reads variables, collecting every problem so one start-up names all the bad ones. */
+class EnvironmentReader {
+  readonly problems: string[] = [];
+
+  constructor(private readonly env: Environment) {}
+
+  text(name: string, fallback: string): string {
+    return this.env[name] ?? fallback;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
+      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got '${raw}')`);
+      return fallback;
+    }
+    return value;
+  }
+
+  flag(name: string, fallback: boolean): boolean {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const text = raw.trim().toLowerCase();
+    if (text === 'true' || text === '1') return true;
+    if (text === 'false' || text === '0') return false;
+    this.problems.push(`${name} must be true or false (got '${raw}')`);
+    return fallback;
+  }
+
+  size(name: string, fallback: string): number {
+    const raw = this.env[name] ?? fallback;
+    const value = bytes.parse(raw);
+    if (value === null || !Number.isFinite(value) || value < 1) {
+      this.problems.push(`${name} must be a size such as 1mb or 512kb (got '${raw}')`);
+      return bytes.parse(fallback) ?? 0;
+    }
+    return value;
+  }
+
+  check(name: string, valid: boolean, expectation: string): void {
+    if (!valid) this.problems.push(`${name} ${expectation} (got '${this.env[name]}')`);
+  }
+}
+
+function readDatabase(reader: EnvironmentReader, env: Environment): DatabaseConfig {
+  const url = env.DATABASE_URL?.trim() || `sqlite:${DEFAULT_SQLITE_PATH}`;
+  const demoData = reader.flag('DEMO_DATA', true);
+  const migrationsRun = reader.flag('MIGRATIONS_RUN', false);
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length);
+    reader.check('DATABASE_URL', path !== '', 'must name a file after sqlite:, or :memory:');
+    const resolved = path === SQLITE_MEMORY || isAbsolute(path) ? path : resolve(path);
+    return { kind: 'sqlite', path: resolved, demoData };
+  }
+  let valid = false;
+  try {
+    const parsed = new URL(url);
+    valid =
+      (parsed.protocol === 'mysql:' || parsed.protocol === 'mariadb:') &&
+      parsed.pathname.length > 1;
+  } catch {
+    valid = false;
+  }
+  reader.check(
+    'DATABASE_URL',
+    valid,
+    'must be mysql://user:password@host:3306/database or sqlite:<file>',
+  );
+  return { kind: 'mysql', url: url.replace(/^mariadb:/, 'mysql:'), migrationsRun };
+}
+
+/** Validates the environment once, at start-up; a bad value stops the service naming the variable. */
+export function loadAppConfig(env: Environment = process.env): AppConfig {
+  const reader = new EnvironmentReader(env);
+  const apiPrefix = reader
+    .text('API_PREFIX', 'api')
+    .trim()
+    .replace(/^\/+|\/+$/g, '');
+  reader.check(
+    'API_PREFIX',
+    /^[A-Za-z0-9._~\-/]*$/.test(apiPrefix),
+    'may hold only letters, digits, - . _ ~ and /',
+  );
+  const timeZone = reader.text('APP_TIMEZONE', 'UTC').trim();
+  reader.check(
+    'APP_TIMEZONE',
+    isValidTimeZone(timeZone),
+    'must be an IANA time zone such as UTC or Asia/Manila',
+  );
+  const xmlNamespace = reader.text(
+    'XML_NAMESPACE',
+    'http://schemas.datacontract.org/2004/07/PropertySales.Models',
+  );
+  reader.check('XML_NAMESPACE', URL.canParse(xmlNamespace), 'must be an absolute URI');
+  const config: AppConfig = {
+    port: reader.integer('PORT', 3000, 1, 65535),
+    apiPrefix,
+    timeZone,
+    xmlNamespace,
+    bodyLimitBytes: reader.size('BODY_LIMIT', '1mb'),
+    database: readDatabase(reader, env),
+  };
+  if (reader.problems.length > 0) throw new ConfigurationError(reader.problems);
+  return config;
+}
+
+/** Injection token of the validated AppConfig. */
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,24 @@
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { type DatabaseConfig } from '../config/app-config';
+import { dataSourceOptions } from './data-source-options';
+import { UnitOfWork } from './unit-of-work';
+
+@Global()
+@Module({})
+export class DatabaseModule {
+  static forRoot(database: DatabaseConfig): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(database),
+          retryAttempts: 2,
+          retryDelay: 1000,
+        }),
+      ],
+      providers: [UnitOfWork],
+      exports: [UnitOfWork],
+    };
+  }
+}

@@ -1,0 +1,62 @@
+import { Column, type ColumnOptions, getMetadataArgsStorage, type ValueTransformer } from 'typeorm';
+import { DECIMAL_PRECISION, DECIMAL_SCALE, DEFAULT_TEXT_LENGTH } from '../wire/wire-fields';
+import { type WireClass, type WireScalarMember, wireModelOf } from '../wire/wire-model';
+import { type WireScalarsOf } from '../wire/wire-record';
+
+/**
+ * mysql2 returns DECIMAL as a string and SQLite as a number. Both become the number they spell; values
+ * are written as text so neither driver rounds. Declared decimals have at most 15 significant digits,
+ * so no value changes on the way through a double.
+ */
+export const decimalTransformer: ValueTransformer = {
+  to: (value: unknown) => (typeof value === 'number' ? value.toString() : value),
+  from: (value: unknown) => (typeof value === 'string' ? Number(value) : value),
+};
+
+export function columnOptionsFor(member: WireScalarMember): ColumnOptions {
+  const nullable = !member.required;
+  switch (member.kind) {
+    case 'int':
+      return { type: 'int', nullable };
+    case 'decimal':
+      return {
+        type: 'decimal',
+        precision: DECIMAL_PRECISION,
+        scale: DECIMAL_SCALE,
+        nullable,
+        transformer: decimalTransformer,
+      };
+    case 'string':
+      return (member.maxLength ?? DEFAULT_TEXT_LENGTH) > DEFAULT_TEXT_LENGTH
+        ? { type: 'text', nullable }
+        : { type: 'varchar', length: member.maxLength ?? DEFAULT_TEXT_LENGTH, nullable };
+    case 'boolean':
+      return { type: 'boolean', nullable };
+    case 'date':
+      return { type: 'datetime', precision: 3, nullable };
+  }
+}
+
+/** The scalar members of a wire DTO as row properties: what `@WireColumns` adds to an entity. */
+export type WireColumnsOf<T, Omitted extends keyof WireScalarsOf<T> = never> = Omit<
+  WireScalarsOf<T>,
+  Omitted
+>;
+
+/**
+ * Adds a column for every scalar member of a wire DTO that the entity does not declare itself, named
+ * and typed as on the wire. The DTO stays the one declaration of names, lengths and nullability.
+ */
+export function WireColumns(dto: WireClass): ClassDecorator {
+  return (entity) => {
+    const declared = new Set(
+      getMetadataArgsStorage()
+        .columns.filter((column) => column.target === entity)
+        .map((column) => column.propertyName),
+    );
+    for (const member of wireModelOf(dto).members) {
+      if (member.kind === 'list' || declared.has(member.name)) continue;
+      Column(columnOptionsFor(member))(entity.prototype as object, member.name);
+    }
+  };
+}

@@ -1,0 +1,19 @@
+import { Logger } from '@nestjs/common';
+import { createApp } from './app.factory';
+import { ConfigurationError, loadAppConfig } from './config/app-config';
+
+async function bootstrap(): Promise<void> {
+  let config;
+  try {
+    config = loadAppConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  const app = await createApp(config);
+  await app.listen(config.port);
+  new Logger('Bootstrap').log(`Listening on port ${config.port} (${config.database.kind})`);
+}
+
+void bootstrap();

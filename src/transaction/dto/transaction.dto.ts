@@ -1,0 +1,66 @@
+import { RequirementAcquisitionDto } from '../../requirement/dto/requirement-acquisition.dto';
+import {
+  BooleanField,
+  DateField,
+  DecimalField,
+  IntField,
+  ListField,
+  TextField,
+} from '../../wire/wire-fields';
+import { WireRecord } from '../../wire/wire-model';
+
+const MONEY = { min: 1, max: 100000000 };
+
+/** A property sales transaction (seed 2.1), members in the seed's order. */
+@WireRecord({ name: 'Transaction' })
+export class TransactionDto {
+  @IntField() transaction_id?: number | null;
+  @IntField({ min: 1, max: 100000 }) property_id?: number | null;
+  @IntField() reservation_id?: number | null;
+  @TextField() unit_id?: string | null;
+  @IntField() developer_id?: number | null;
+  @TextField() developer?: string | null;
+  @TextField() subdivision?: string | null;
+  @TextField() block?: string | null;
+  @TextField() lot?: string | null;
+  @IntField() client_id?: number | null;
+  @IntField() coborrower_id?: number | null;
+  @IntField() brokerid?: number | null;
+  @IntField() directorid?: number | null;
+  @IntField() directorid_recruit?: number | null;
+  @IntField() managerid?: number | null;
+  @IntField() managerid_recruit?: number | null;
+  @IntField() salesagentid?: number | null;
+  @IntField() salesagentid_recruit?: number | null;
+  @IntField({ min: 1, max: 10000 }) requirement_type_id?: number | null;
+  @TextField({ maxLength: 4000 }) submitted_requirements?: string | null;
+  @TextField({ required: true }) financetype?: string | null;
+  @DecimalField() interestrate?: number | null;
+  @IntField({ min: 1, max: 100 }) loanterm?: number | null;
+  @DecimalField(MONEY) sellingprice?: number | null;
+  @DecimalField(MONEY) downpayment?: number | null;
+  @IntField() dp_payableinmonths?: number | null;
+  @DecimalField(MONEY) reservation?: number | null;
+  @DecimalField() discount?: number | null;
+  @DecimalField() miscellaneous?: number | null;
+  @DecimalField() TotalPayments?: number | null;
+  @TextField() clientname?: string | null;
+  @TextField() coborrowername?: string | null;
+  @TextField() brokername?: string | null;
+  @TextField() directorname?: string | null;
+  @TextField() directorname_recruit?: string | null;
+  @TextField() managername?: string | null;
+  @TextField() managername_recruit?: string | null;
+  @TextField() salesagentname?: string | null;
+  @TextField() salesagentname_recruit?: string | null;
+  @TextField() requirementtypename?: string | null;
+  @ListField(() => RequirementAcquisitionDto) requirements?: RequirementAcquisitionDto[] | null;
+  @BooleanField() requirements_complete?: boolean | null;
+  @BooleanField() reservation_paid?: boolean | null;
+  @DateField() reservationdate?: Date | null;
+  @TextField() status?: string | null;
+  @BooleanField() locked?: boolean | null;
+  @TextField() preparedby_userid?: string | null;
+  @DateField() date_added?: Date | null;
+  @DateField() stamp?: Date | null;
+}

@@ -1,0 +1,18 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { type AgentChange } from '../agent-chain';
+import { TransactionEntity } from './transaction.entity';
+
+/** One accepted UpdateAgents call that changed something: who, when, and each field before and after. */
+@Entity('agent_assignment')
+@Index('IDX_agent_assignment_transaction', ['transaction_id', 'assignment_id'])
+export class AgentAssignmentEntity {
+  @PrimaryGeneratedColumn({ type: 'int' }) assignment_id!: number;
+  @Column({ type: 'int' }) transaction_id!: number;
+  @Column({ type: 'datetime', precision: 3 }) stamp!: Date;
+  @Column({ type: 'varchar', length: 255, nullable: true }) changed_by!: string | null;
+  @Column({ type: 'simple-json' }) changes!: AgentChange[];
+
+  @ManyToOne(() => TransactionEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'transaction_id' })
+  transaction?: TransactionEntity;
+}

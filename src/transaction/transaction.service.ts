@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import { type EntityManager } from 'typeorm';
+import { UnitOfWork } from '../database/unit-of-work';
+import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
+import { pickWireScalars } from '../wire/wire-record';
+import {
+  AGENT_CHAIN_FIELDS,
+  type AgentChainField,
+  type AgentChainValue,
+  type AgentChange,
+} from './agent-chain';
+import { type AgentAssignmentDto } from './dto/agent-assignment.dto';
+import { TransactionDto } from './dto/transaction.dto';
+import { AgentAssignmentEntity } from './entities/agent-assignment.entity';
+import { TransactionEntity } from './entities/transaction.entity';
+import {
+  TransactionChangedError,
+  TransactionLockedError,
+  TransactionNotFoundError,
+} from './transaction.errors';
+
+/** A transaction as read, with the version its ETag names. */
+export interface VersionedTransaction {
+  readonly transaction: TransactionDto;
+  readonly version: number;
+}
+
+export interface AgentChainUpdate {
+  readonly transactionId: number;
+  /** The members the caller sent, null included; absent members keep their stored value. */
+  readonly values: Partial<Record<AgentChainField, AgentChainValue>>;
+  /** From If-Match: the versions the caller expects, or `any` for `*`; absent applies unconditionally. */
+  readonly expectedVersions?: readonly number[] | 'any';
+}
+
+@Injectable()
+export class TransactionService {
+  constructor(private readonly unitOfWork: UnitOfWork) {}
+
+  /** One transaction with its checklist, joined to the catalogue, in one query. */
+  async findOne(transactionId: number): Promise<VersionedTransaction> {
+    const row = await this.unitOfWork.read((manager) =>
+      manager.findOne(TransactionEntity, {
+        where: { transaction_id: transactionId },
+        relations: { checklist: { requirement: true } },
+        order: { checklist: { requirement_id: 'ASC' } },
+      }),
+    );
+    if (!row) throw new TransactionNotFoundError(transactionId);
+    const requirements = (row.checklist ?? []).map((item) => ({
+      ...pickWireScalars(RequirementAcquisitionDto, item.requirement ?? {}),
+      requirement_id: item.requirement_id,
+      stamp: item.stamp,
+      submitted: item.submitted,
+    }));
+    return {
+      transaction: { ...pickWireScalars(TransactionDto, row), requirements },
+      version: row.row_version,
+    };
+  }
+
+  /** The agent-chain changes of one transaction, oldest first. */
+  async agentHistory(transactionId: number): Promise<AgentAssignmentDto[]> {
+    const history = await this.unitOfWork.read(async (manager) => {
+      if (!(await manager.existsBy(TransactionEntity, { transaction_id: transactionId }))) {
+        throw new TransactionNotFoundError(transactionId);
+      }
+      return manager.find(AgentAssignmentEntity, {
+        where: { transaction_id: transactionId },
+        order: { assignment_id: 'ASC' },
+      });
+    });
+    return history.map((entry) => ({
+      assignment_id: entry.assignment_id,
+      transaction_id: entry.transaction_id,
+      stamp: entry.stamp,
+      changed_by: entry.changed_by,
+      changes: entry.changes.map((change) => ({
+        field: change.field,
+        before: change.before === null ? null : String(change.before),
+        after: change.after === null ? null : String(change.after),
+      })),
+    }));
+  }
+
+  /**
+   * Writes the agent members the caller sent, nothing else. The row is locked for the length of the
+   * transaction, so concurrent updates of one transaction apply one after the other and the history
+   * records each in commit order. A call that changes nothing writes nothing.
+   */
+  async updateAgents(update: AgentChainUpdate): Promise<void> {
+    await this.unitOfWork.write(async (manager) => {
+      const row = await this.lockForUpdate(manager, update.transactionId);
+      const { expectedVersions } = update;
+      if (
+        expectedVersions &&
+        expectedVersions !== 'any' &&
+        !expectedVersions.includes(row.row_version)
+      ) {
+        throw new TransactionChangedError(update.transactionId);
+      }
+      if (row.locked) throw new TransactionLockedError(update.transactionId);
+      const changes: AgentChange[] = [];
+      for (const field of AGENT_CHAIN_FIELDS) {
+        const after = update.values[field];
+        if (after !== undefined && after !== row[field])
+          changes.push({ field, before: row[field], after });
+      }
+      if (changes.length === 0) return;
+      const stamp = new Date();
+      const assignments = Object.fromEntries(changes.map((change) => [change.field, change.after]));
+      await manager.update(
+        TransactionEntity,
+        { transaction_id: update.transactionId },
+        { ...assignments, stamp },
+      );
+      await manager.insert(AgentAssignmentEntity, {
+        transaction_id: update.transactionId,
+        stamp,
+        changed_by: null,
+        changes,
+      });
+    });
+  }
+
+  private async lockForUpdate(manager: EntityManager, transactionId: number) {
+    const row = await manager.findOne(TransactionEntity, {
+      select: ['transaction_id', 'locked', 'row_version', ...AGENT_CHAIN_FIELDS],
+      where: { transaction_id: transactionId },
+      // SQLite has one writer at a time already; MySQL takes the row lock.
+      ...(this.unitOfWork.isSqlite ? {} : { lock: { mode: 'pessimistic_write' as const } }),
+    });
+    if (!row) throw new TransactionNotFoundError(transactionId);
+    return row;
+  }
+}

@@ -1,0 +1,44 @@
+import { type ModelState } from './wire-errors';
+import { type WireModel } from './wire-model';
+
+/** A plain object keyed by wire member names, ready for class-transformer and class-validator. */
+export type BoundRecord = Record<string, unknown>;
+
+/** What an error response carries, whatever the format. */
+export interface WireErrorBody {
+  readonly status: number;
+  /** A stable code, the tail of the problem `type`. */
+  readonly code: string;
+  readonly title: string;
+  /** The legacy `Message`. */
+  readonly message: string;
+  readonly modelState?: ModelState;
+}
+
+export interface WireResponseFormat {
+  /** The media type written, e.g. `text/json`. */
+  readonly mediaType: string;
+  readonly codec: WireCodec;
+}
+
+/**
+ * One wire format. A codec reads request bodies of its media types into bound records and writes
+ * records, lists of records and errors; it knows the shape only through the WireModel it is handed.
+ */
+export interface WireCodec {
+  /** Request media types it reads, lower case. */
+  readonly requestTypes: readonly string[];
+  /** Response media types it writes, in the order they win ties. */
+  readonly responseTypes: readonly string[];
+  /** Media type of its error bodies; `undefined` writes errors as the negotiated type. */
+  readonly errorType?: string;
+  /** Parses and binds a body; throws MalformedBodyError when it cannot. */
+  decode(text: string, model: WireModel): BoundRecord;
+  /** Parses and binds a collection document (`ArrayOf…` in XML, an array in JSON), for data import. */
+  decodeList(text: string, model: WireModel): BoundRecord[];
+  encode(model: WireModel, value: object | readonly object[]): string;
+  encodeError(error: WireErrorBody): string;
+}
+
+/** Deep documents are refused before anything recurses through them. */
+export const MAX_DOCUMENT_DEPTH = 32;

@@ -1,0 +1,129 @@
+import {
+  type ArgumentsHost,
+  Catch,
+  type ExceptionFilter,
+  HttpException,
+  Logger,
+  NotFoundException,
+} from '@nestjs/common';
+import { type Request, type Response } from 'express';
+import { DomainError, type DomainErrorKind } from '../common/domain-error';
+import { requestMediaType } from './wire-body';
+import { type WireErrorBody } from './wire-codec';
+import { RequestValidationError, WireRequestError } from './wire-errors';
+import { WireFormats } from './wire-negotiation';
+import { RouteMethods } from './route-methods';
+
+const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
+  not_found: 404,
+  conflict: 409,
+  precondition_failed: 412,
+  unavailable: 503,
+};
+
+const STATUS_OF_WIRE_ERROR: Record<WireRequestError['code'], { status: number; title: string }> = {
+  invalid_request: { status: 400, title: 'Invalid request' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  payload_too_large: { status: 413, title: 'Request body too large' },
+};
+
+const INTERNAL_ERROR: WireErrorBody = {
+  status: 500,
+  code: 'internal_error',
+  title: 'Internal error',
+  message: 'An error has occurred.',
+};
+
+interface DescribedError {
+  readonly body: WireErrorBody;
+  readonly headers?: Record<string, string>;
+}
+
+/** Keeps a client-supplied URL short in messages. */
+const quoteUrl = (url: string) => (url.length > 200 ? `${url.slice(0, 200)}…` : url);
+
+/**
+ * Every error leaves through here, in the negotiated format (an XML request gets an XML error), as
+ * problem details with the legacy members. Nothing internal (stack, SQL, driver text) reaches a client.
+ */
+@Catch()
+export class WireExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('WireExceptionFilter');
+
+  constructor(
+    private readonly formats: WireFormats,
+    private readonly routes: RouteMethods,
+  ) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const request = host.switchToHttp().getRequest<Request>();
+    const response = host.switchToHttp().getResponse<Response>();
+    const { body, headers } = this.describe(exception, request);
+    if (body.status >= 500)
+      this.logger.error(exception instanceof Error ? exception.stack : String(exception));
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
+    const format = this.formats.forError(request.headers.accept, requestMediaType(request));
+    response.status(body.status);
+    for (const [name, value] of Object.entries(headers ?? {})) response.setHeader(name, value);
+    response.setHeader(
+      'Content-Type',
+      `${format.codec.errorType ?? format.mediaType}; charset=utf-8`,
+    );
+    response.setHeader('Vary', 'Accept');
+    response.send(format.codec.encodeError(body));
+  }
+
+  private describe(exception: unknown, request: Request): DescribedError {
+    if (exception instanceof WireRequestError) {
+      const { status, title } = STATUS_OF_WIRE_ERROR[exception.code];
+      const modelState =
+        exception instanceof RequestValidationError ? exception.modelState : undefined;
+      return {
+        body: { status, code: exception.code, title, message: exception.message, modelState },
+      };
+    }
+    if (exception instanceof DomainError) {
+      const status = STATUS_OF_KIND[exception.kind];
+      const headers = exception.kind === 'unavailable' ? { 'Retry-After': '5' } : undefined;
+      return {
+        body: { status, code: exception.code, title: exception.title, message: exception.message },
+        headers,
+      };
+    }
+    if (exception instanceof NotFoundException) return this.describeUnmatched(request);
+    if (exception instanceof HttpException && exception.getStatus() < 500) {
+      const status = exception.getStatus();
+      return {
+        body: { status, code: `http_${status}`, title: exception.name, message: exception.message },
+      };
+    }
+    return { body: INTERNAL_ERROR };
+  }
+
+  /** The router matched no route: 405 when the path exists under other methods, else 404. */
+  private describeUnmatched(request: Request): DescribedError {
+    const allowed = this.routes.allowedFor(request.path);
+    if (allowed.length > 0) {
+      return {
+        body: {
+          status: 405,
+          code: 'method_not_allowed',
+          title: 'Method not allowed',
+          message: `The requested resource does not support http method '${request.method}'.`,
+        },
+        headers: { Allow: allowed.join(', ') },
+      };
+    }
+    return {
+      body: {
+        status: 404,
+        code: 'route_not_found',
+        title: 'Not found',
+        message: `No HTTP resource was found that matches the request URI '${quoteUrl(request.originalUrl)}'.`,
+      },
+    };
+  }
+}

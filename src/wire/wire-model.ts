@@ -1,0 +1,114 @@
+import 'reflect-metadata';
+
+/** The kinds of value a wire member can hold; each has one coercion, one validator and one writer. */
+export type WireScalarKind = 'int' | 'decimal' | 'string' | 'boolean' | 'date';
+
+export type WireClass<T = object> = new () => T;
+
+interface WireMemberBase {
+  /** The exact, case-sensitive member name on the wire (JSON member, XML element, form key). */
+  readonly name: string;
+}
+
+export interface WireScalarMember extends WireMemberBase {
+  readonly kind: WireScalarKind;
+  readonly required: boolean;
+  /** Inclusive bounds of a number, as the seed's ranges. */
+  readonly min?: number;
+  readonly max?: number;
+  /** Longest text accepted: the column length, so nothing accepted is cut when stored. */
+  readonly maxLength?: number;
+}
+
+export interface WireListMember extends WireMemberBase {
+  readonly kind: 'list';
+  /** The item model; a thunk because item classes may be declared after the list's owner. */
+  readonly item: () => WireClass;
+}
+
+export type WireMember = WireScalarMember | WireListMember;
+
+export interface WireModelOptions {
+  /** The element name of one record in XML, and the base of the collection name (`ArrayOf…`). */
+  readonly name: string;
+  /**
+   * XML child order. DataContractSerializer writes members in ordinal (case-sensitive) order, which is
+   * the default; a model whose legacy contract set an explicit order lists its member names here.
+   */
+  readonly xmlOrder?: readonly string[];
+}
+
+/** A DTO's wire shape: read by every codec, the body pipe and the OpenAPI document. */
+export interface WireModel {
+  readonly type: WireClass;
+  readonly name: string;
+  /** Members in declaration order: the JSON member order. */
+  readonly members: readonly WireMember[];
+  /** Members in XML element order. */
+  readonly xmlMembers: readonly WireMember[];
+  /** XML root of a collection of these records, e.g. `ArrayOfRequirement`. */
+  readonly collectionName: string;
+  /** Key prefix of validation messages, as the legacy action parameter: `transaction`. */
+  readonly parameterName: string;
+}
+
+const MEMBERS = Symbol('wire:members');
+const MODEL = Symbol('wire:model');
+
+/** Registers a member on the class being declared; a subclass redeclaring a member keeps its position. */
+export function registerWireMember(prototype: object, member: WireMember): void {
+  const inherited = (Reflect.getMetadata(MEMBERS, prototype) as WireMember[] | undefined) ?? [];
+  const own = Reflect.getOwnMetadata(MEMBERS, prototype) as WireMember[] | undefined;
+  const members = own ?? [...inherited];
+  const index = members.findIndex((existing) => existing.name === member.name);
+  if (index >= 0) members[index] = member;
+  else members.push(member);
+  Reflect.defineMetadata(MEMBERS, members, prototype);
+}
+
+function ordinalCompare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Declares a class as a wire model. Its members come from the field decorators on its properties. */
+export function WireRecord(options: WireModelOptions): ClassDecorator {
+  return (target) => {
+    const type = target as unknown as WireClass;
+    const members =
+      (Reflect.getMetadata(MEMBERS, type.prototype) as WireMember[] | undefined) ?? [];
+    let xmlMembers: WireMember[];
+    if (options.xmlOrder) {
+      const byName = new Map(members.map((member) => [member.name, member]));
+      xmlMembers = options.xmlOrder.map((name) => {
+        const member = byName.get(name);
+        if (!member) throw new Error(`${target.name}: xmlOrder names unknown member ${name}`);
+        return member;
+      });
+      if (xmlMembers.length !== members.length) {
+        throw new Error(`${target.name}: xmlOrder must list every member`);
+      }
+    } else {
+      xmlMembers = [...members].sort((a, b) => ordinalCompare(a.name, b.name));
+    }
+    const model: WireModel = {
+      type,
+      name: options.name,
+      members,
+      xmlMembers,
+      collectionName: `ArrayOf${options.name}`,
+      parameterName: options.name.charAt(0).toLowerCase() + options.name.slice(1),
+    };
+    Reflect.defineMetadata(MODEL, model, type);
+  };
+}
+
+export function findWireModel(type: unknown): WireModel | undefined {
+  if (typeof type !== 'function') return undefined;
+  return Reflect.getMetadata(MODEL, type) as WireModel | undefined;
+}
+
+export function wireModelOf(type: WireClass): WireModel {
+  const model = findWireModel(type);
+  if (!model) throw new Error(`${type.name} is not declared with @WireRecord`);
+  return model;
+}

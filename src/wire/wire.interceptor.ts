@@ -1,0 +1,74 @@
+import {
+  type CallHandler,
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { type Request, type Response } from 'express';
+import { createHash } from 'node:crypto';
+import { from, map, type Observable, switchMap } from 'rxjs';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { readWireBody } from './wire-body';
+import { wireModelOf } from './wire-model';
+import { WireFormats } from './wire-negotiation';
+import { WIRE_RESPONSE, type WireResponseOptions } from './wire-response.decorator';
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * The wire layer around every route: reads the request body for the pipe to parse, and writes the
+ * handler's result in the negotiated format, with an ETag on GET responses that carry none yet.
+ */
+@Injectable()
+export class WireInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly formats: WireFormats,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    const declared = this.reflector.get<WireResponseOptions | undefined>(
+      WIRE_RESPONSE,
+      context.getHandler(),
+    );
+    const handle = () =>
+      next
+        .handle()
+        .pipe(
+          map((result: unknown) =>
+            declared ? this.write(request, response, declared, result) : result,
+          ),
+        );
+    if (!METHODS_WITH_BODY.has(request.method)) return handle();
+    return from(readWireBody(request, this.formats, this.config.bodyLimitBytes)).pipe(
+      switchMap((body) => {
+        request.body = body;
+        return handle();
+      }),
+    );
+  }
+
+  private write(
+    request: Request,
+    response: Response,
+    declared: WireResponseOptions,
+    result: unknown,
+  ): unknown {
+    if (result === undefined || result === null) return result;
+    const format = this.formats.forResponse(request.headers.accept);
+    const text = format.codec.encode(wireModelOf(declared.type), result as object);
+    response.setHeader('Content-Type', `${format.mediaType}; charset=utf-8`);
+    response.setHeader('Vary', 'Accept');
+    // Express answers 304 by itself when an If-None-Match matches the ETag set here.
+    if (request.method === 'GET' && !response.hasHeader('ETag')) {
+      response.setHeader('ETag', `"${createHash('sha1').update(text).digest('base64url')}"`);
+    }
+    return text;
+  }
+}
