@@ -4,7 +4,13 @@ import { isValidTimeZone } from '../wire/wire-date';
 
 export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly path: string; readonly demoData: boolean }
-  | { readonly kind: 'mysql'; readonly url: string; readonly migrationsRun: boolean };
+  | {
+      readonly kind: 'mysql';
+      /** TypeORM's driver flavour, from the URL scheme: MariaDB reports some schema details differently. */
+      readonly flavour: 'mysql' | 'mariadb';
+      readonly url: string;
+      readonly migrationsRun: boolean;
+    };
 
 export interface AppConfig {
   readonly port: number;
@@ -96,9 +102,10 @@ function readDatabase(reader: EnvironmentReader, env: Environment): DatabaseConf
   reader.check(
     'DATABASE_URL',
     valid,
-    'must be mysql://user:password@host:3306/database or sqlite:<file>',
+    'must be mysql://user:password@host:3306/database (mariadb:// for MariaDB) or sqlite:<file>',
   );
-  return { kind: 'mysql', url: url.replace(/^mariadb:/, 'mysql:'), migrationsRun };
+  const flavour = url.startsWith('mariadb:') ? 'mariadb' : 'mysql';
+  return { kind: 'mysql', flavour, url: url.replace(/^mariadb:/, 'mysql:'), migrationsRun };
 }
 
 /** Validates the environment once, at start-up; a bad value stops the service naming the variable. */

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { type WireCodec } from '../wire/wire-codec';
 import { MalformedBodyError, RequestValidationError } from '../wire/wire-errors';
+import { describeValue } from '../wire/wire-fields';
 import { type WireClass, wireModelOf } from '../wire/wire-model';
 import { type WireFormats } from '../wire/wire-negotiation';
 import { toValidatedDto } from '../wire/wire-validation';
@@ -11,7 +12,7 @@ export class ImportError extends Error {}
 
 /** Where a record came from, for messages: `transactions.json, record 3 (transaction_id 1042)`. */
 export function recordLabel(source: string, index: number, idName: string, id: unknown): string {
-  return `${source}, record ${index + 1}${id === undefined || id === null ? '' : ` (${idName} ${String(id)})`}`;
+  return `${source}, record ${index + 1}${id === undefined || id === null ? '' : ` (${idName} ${describeValue(id)})`}`;
 }
 
 /**

@@ -252,7 +252,7 @@ export class ImportService {
       const existing = await manager.count(entity, {
         where: { [key]: In(part.map((row) => row[key])) } as never,
       });
-      await manager.upsert(entity, part as never[], [key]);
+      await manager.upsert(entity, part, [key]);
       count.updated += existing;
       count.created += part.length - existing;
     }

@@ -98,10 +98,11 @@ async function run(argv: string[]): Promise<number> {
 run(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const known = error instanceof ImportError || error instanceof ConfigurationError;
-    process.stderr.write(
-      `${known ? (error as Error).message : `Import failed: ${String(error)}`}\nNothing was imported.\n`,
-    );
+    const message =
+      error instanceof ImportError || error instanceof ConfigurationError
+        ? error.message
+        : `Import failed: ${String(error)}`;
+    process.stderr.write(`${message}\nNothing was imported.\n`);
     process.exit(1);
   },
 );

@@ -22,7 +22,7 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
     };
   }
   return {
-    type: 'mysql',
+    type: database.flavour,
     url: database.url,
     entities: ENTITIES,
     migrations: MYSQL_MIGRATIONS,

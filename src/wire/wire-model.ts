@@ -75,7 +75,7 @@ export function WireRecord(options: WireModelOptions): ClassDecorator {
   return (target) => {
     const type = target as unknown as WireClass;
     const members =
-      (Reflect.getMetadata(MEMBERS, type.prototype) as WireMember[] | undefined) ?? [];
+      (Reflect.getMetadata(MEMBERS, type.prototype as object) as WireMember[] | undefined) ?? [];
     let xmlMembers: WireMember[];
     if (options.xmlOrder) {
       const byName = new Map(members.map((member) => [member.name, member]));

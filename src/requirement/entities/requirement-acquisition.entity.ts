@@ -16,8 +16,7 @@ export class RequirementAcquisitionEntity {
   requirementType?: RequirementTypeEntity;
 }
 
-// The columns @WireColumns adds, typed for the compiler.
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+// The columns @WireColumns adds, typed for the compiler (declaration merging, allowed for entities).
 export interface RequirementAcquisitionEntity extends WireColumnsOf<
   RequirementAcquisitionDto,
   'requirement_id' | 'requirement_type_id'

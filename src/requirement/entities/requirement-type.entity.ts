@@ -13,8 +13,7 @@ export class RequirementTypeEntity {
   acquisitions?: RequirementAcquisitionEntity[];
 }
 
-// The columns @WireColumns adds, typed for the compiler.
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+// The columns @WireColumns adds, typed for the compiler (declaration merging, allowed for entities).
 export interface RequirementTypeEntity extends WireColumnsOf<
   RequirementDto,
   'requirement_type_id'

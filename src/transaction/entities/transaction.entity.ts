@@ -16,6 +16,5 @@ export class TransactionEntity {
   checklist?: TransactionRequirementEntity[];
 }
 
-// The columns @WireColumns adds, typed for the compiler.
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+// The columns @WireColumns adds, typed for the compiler (declaration merging, allowed for entities).
 export interface TransactionEntity extends WireColumnsOf<TransactionDto, 'transaction_id'> {}

@@ -1,0 +1,33 @@
+// @ts-check
+
+// Type checking is its own step of the test command; ts-jest only transpiles here.
+/** @type {import('jest').Config['transform']} */
+const transform = {
+  '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }],
+};
+
+/** @type {import('jest').Config} */
+const config = {
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      rootDir: 'src',
+      testRegex: '\\.spec\\.ts$',
+      moduleFileExtensions: ['ts', 'js', 'json'],
+      transform,
+    },
+    {
+      displayName: 'e2e',
+      testEnvironment: 'node',
+      rootDir: '.',
+      roots: ['<rootDir>/test'],
+      testRegex: '\\.e2e-spec\\.ts$',
+      moduleFileExtensions: ['ts', 'js', 'json'],
+      transform,
+      testTimeout: 60000,
+    },
+  ],
+};
+
+module.exports = config;

@@ -1,0 +1,125 @@
+import { type INestApplication } from '@nestjs/common';
+import { type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import request from 'supertest';
+import { createApp } from '../../src/app.factory';
+import { loadAppConfig } from '../../src/config/app-config';
+import { validateRecords } from '../../src/data-import/import-records';
+import { ImportService } from '../../src/data-import/import.service';
+import { RequirementDto } from '../../src/requirement/dto/requirement.dto';
+import { TransactionDto } from '../../src/transaction/dto/transaction.dto';
+import { JsonCodec } from '../../src/wire/json.codec';
+import {
+  createTestDatabase,
+  type DatabaseKind,
+  type TestDatabase,
+  testDatabaseKinds,
+} from './test-database';
+
+export type Environment = Record<string, string>;
+
+/** The service listening on a loopback port, on one test database. */
+export class RunningApp {
+  private constructor(
+    readonly app: INestApplication,
+    readonly baseUrl: string,
+  ) {}
+
+  static async start(databaseUrl: string, env: Environment = {}): Promise<RunningApp> {
+    const config = loadAppConfig({
+      DATABASE_URL: databaseUrl,
+      DEMO_DATA: 'false',
+      MIGRATIONS_RUN: 'true',
+      ...env,
+    });
+    const app = await createApp(config, { logger: false });
+    await app.listen(0, '127.0.0.1');
+    const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
+    return new RunningApp(app, `http://127.0.0.1:${port}`);
+  }
+
+  /** A supertest agent on the real listening server. */
+  get http() {
+    return request(this.baseUrl);
+  }
+
+  /** Loads records in the service's JSON shape through the import path and its validation. */
+  async seed(data: {
+    requirements?: readonly object[];
+    transactions?: readonly object[];
+  }): Promise<void> {
+    const codec = new JsonCodec();
+    const importer = this.app.get(ImportService);
+    await importer.run({
+      requirements: data.requirements && {
+        source: 'fixture',
+        records: validateRecords(
+          codec,
+          JSON.stringify(data.requirements),
+          RequirementDto,
+          'fixture',
+          'requirement_type_id',
+        ),
+      },
+      transactions: data.transactions && {
+        source: 'fixture',
+        records: validateRecords(
+          codec,
+          JSON.stringify(data.transactions),
+          TransactionDto,
+          'fixture',
+          'transaction_id',
+        ),
+      },
+    });
+  }
+
+  close(): Promise<void> {
+    return this.app.close();
+  }
+}
+
+/** What a suite sees of its database and service; `restart` starts a new service on the same data. */
+export class SuiteContext {
+  database!: TestDatabase;
+  running!: RunningApp;
+
+  constructor(
+    readonly kind: DatabaseKind,
+    private readonly env: Environment,
+  ) {}
+
+  get http() {
+    return this.running.http;
+  }
+
+  async restart(env: Environment = {}): Promise<void> {
+    await this.running.close();
+    this.running = await RunningApp.start(this.database.url, { ...this.env, ...env });
+  }
+}
+
+/**
+ * Declares a suite once per test database: each gets a fresh database and a running service before its
+ * tests, and both are removed after.
+ */
+export function describeOnEachDatabase(
+  title: string,
+  body: (context: SuiteContext) => void,
+  env: Environment = {},
+): void {
+  for (const kind of testDatabaseKinds()) {
+    describe(`${title} [${kind}]`, () => {
+      const context = new SuiteContext(kind, env);
+      beforeAll(async () => {
+        context.database = await createTestDatabase(kind);
+        context.running = await RunningApp.start(context.database.url, env);
+      });
+      afterAll(async () => {
+        await context.running?.close();
+        await context.database?.drop();
+      });
+      body(context);
+    });
+  }
+}

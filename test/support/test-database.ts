@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createConnection } from 'mysql2/promise';
+
+export type DatabaseKind = 'sqlite' | 'mariadb';
+
+/** The server the MariaDB runs use; each test file makes its own database there and drops it after. */
+export const MARIADB_SERVER_URL =
+  process.env.TEST_DATABASE_URL ?? 'mariadb://root@127.0.0.1:3306/test';
+
+/** mysql2 reads the same URL under its own scheme. */
+const ADMIN_URL = MARIADB_SERVER_URL.replace(/^mariadb:/, 'mysql:');
+
+/**
+ * The databases every e2e suite runs on. Both, unless TEST_DATABASES names fewer; in CI both always
+ * run, so a missing MariaDB fails the run instead of skipping.
+ */
+export function testDatabaseKinds(): DatabaseKind[] {
+  const requested = (process.env.TEST_DATABASES ?? 'sqlite,mariadb')
+    .split(',')
+    .map((kind) => kind.trim());
+  if (process.env.CI && requested.join() !== 'sqlite,mariadb') {
+    throw new Error('CI runs every e2e suite on both databases; unset TEST_DATABASES.');
+  }
+  return requested.filter((kind): kind is DatabaseKind => kind === 'sqlite' || kind === 'mariadb');
+}
+
+export interface TestDatabase {
+  readonly kind: DatabaseKind;
+  /** DATABASE_URL of a fresh, empty database. */
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+  const suffix = `${process.pid}_${randomBytes(4).toString('hex')}`;
+  if (kind === 'sqlite') {
+    const path = join(tmpdir(), `property-sales-test-${suffix}.sqlite`);
+    return {
+      kind,
+      url: `sqlite:${path}`,
+      drop: async () => {
+        await Promise.all(
+          ['', '-wal', '-shm'].map((tail) => rm(`${path}${tail}`, { force: true })),
+        );
+      },
+    };
+  }
+  const name = `ps_test_${suffix}`;
+  const server = new URL(MARIADB_SERVER_URL);
+  const admin = await createConnection({ uri: ADMIN_URL });
+  try {
+    await admin.query(
+      `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+    );
+  } finally {
+    await admin.end();
+  }
+  server.pathname = `/${name}`;
+  return {
+    kind,
+    url: server.toString(),
+    drop: async () => {
+      const connection = await createConnection({ uri: ADMIN_URL });
+      try {
+        await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      } finally {
+        await connection.end();
+      }
+    },
+  };
+}
