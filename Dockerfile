@@ -1,0 +1,30 @@
+# syntax=docker/dockerfile:1
+
+# Build stage: compiles TypeScript and the native SQLite binding, then drops the dev dependencies.
+FROM node:20.19-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 compiles from source when no prebuilt binary fits.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+# Runtime stage: production dependencies and compiled code only, run as the unprivileged node user.
+FROM node:20.19-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    PORT=3000
+WORKDIR /app
+COPY --from=build --chown=node:node /app/package.json ./package.json
+COPY --from=build --chown=node:node /app/node_modules ./node_modules
+COPY --from=build --chown=node:node /app/dist ./dist
+# The embedded database's default location, for runs without DATABASE_URL.
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+EXPOSE 3000
+# Schema changes on MySQL are a separate step: `docker run … node node_modules/typeorm/cli.js
+# migration:run -d dist/ormconfig.js`, or MIGRATIONS_RUN=true on one instance.
+CMD ["node", "dist/src/main.js"]
