@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { type WireCodec } from '../wire/wire-codec';
+import { type WireReader } from '../wire/wire-codec';
 import { MalformedBodyError, RequestValidationError } from '../wire/wire-errors';
 import { describeValue } from '../wire/wire-fields';
 import { type WireClass, wireModelOf } from '../wire/wire-model';
@@ -20,7 +20,7 @@ export function recordLabel(source: string, index: number, idName: string, id: u
  * the first invalid record with all of its violations.
  */
 export function validateRecords<T extends object>(
-  codec: WireCodec,
+  reader: WireReader,
   text: string,
   type: WireClass<T>,
   source: string,
@@ -29,7 +29,8 @@ export function validateRecords<T extends object>(
   const model = wireModelOf(type);
   let bound: Record<string, unknown>[];
   try {
-    bound = codec.decodeList(text, model);
+    if (!reader.decodeList) throw new MalformedBodyError('this format holds no collections.');
+    bound = reader.decodeList(text, model);
   } catch (error) {
     if (error instanceof MalformedBodyError) throw new ImportError(`${source}: ${error.message}`);
     throw error;
@@ -62,8 +63,8 @@ export async function readRecordsFile<T extends object>(
   idName: keyof T & string,
 ): Promise<T[]> {
   const mediaType = MEDIA_TYPE_OF_EXTENSION[extname(path).toLowerCase()];
-  const codec = mediaType === undefined ? undefined : formats.codecForRequest(mediaType);
-  if (!codec)
+  const reader = mediaType === undefined ? undefined : formats.readerFor(mediaType);
+  if (!reader)
     throw new ImportError(
       `${path}: the file must be JSON (.json) or XML (.xml) in the service's own shape.`,
     );
@@ -75,5 +76,5 @@ export async function readRecordsFile<T extends object>(
       `${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
     );
   }
-  return validateRecords(codec, text, type, path, idName);
+  return validateRecords(reader, text, type, path, idName);
 }

@@ -2,8 +2,9 @@ import { formatWireDate } from './wire-date';
 import {
   type BoundRecord,
   MAX_DOCUMENT_DEPTH,
-  type WireCodec,
   type WireErrorBody,
+  type WireReader,
+  type WireWriter,
 } from './wire-codec';
 import { MalformedBodyError } from './wire-errors';
 import { type WireModel, wireModelOf } from './wire-model';
@@ -68,7 +69,7 @@ function toJsonValue(model: WireModel, record: object): Record<string, unknown> 
 }
 
 /** Json.NET's formats: `application/json` and `text/json`; errors as RFC 9457 problem details. */
-export class JsonCodec implements WireCodec {
+export class JsonCodec implements WireReader, WireWriter {
   readonly requestTypes = ['application/json', 'text/json'];
   readonly responseTypes = ['application/json', 'text/json'];
   readonly errorType = 'application/problem+json';

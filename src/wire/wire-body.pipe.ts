@@ -5,7 +5,7 @@ import { findWireModel, type WireClass } from './wire-model';
 import { toValidatedDto } from './wire-validation';
 
 /**
- * Turns the body of any route whose parameter type is a wire model into a validated DTO: the codec of
+ * Turns the body of any route whose parameter type is a wire model into a validated DTO: the reader of
  * the request's media type parses and binds the text, then the DTO's decorators coerce and validate.
  */
 @Injectable()
@@ -21,7 +21,7 @@ export class WireBodyPipe implements PipeTransform {
     }
     let bound: Record<string, unknown>;
     try {
-      bound = value.codec.decode(value.text, model);
+      bound = value.reader.decode(value.text, model);
     } catch (error) {
       if (error instanceof MalformedBodyError)
         throw RequestValidationError.ofBody(model.parameterName, error.message);

@@ -1,14 +1,14 @@
 import { parse as parseContentType } from 'content-type';
 import { type IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
-import { type WireCodec } from './wire-codec';
+import { type WireReader } from './wire-codec';
 import { PayloadTooLargeError, UnsupportedMediaTypeError } from './wire-errors';
 import { type WireFormats } from './wire-negotiation';
 
-/** A request body read as text, with the codec that will parse it once the pipe knows the model. */
+/** A request body read as text, with the reader that will parse it once the pipe knows the model. */
 export class RawWireBody {
   constructor(
-    readonly codec: WireCodec,
+    readonly reader: WireReader,
     readonly text: string,
   ) {}
 }
@@ -60,19 +60,19 @@ export async function readWireBody(
       throw new UnsupportedMediaTypeError(header.split(';')[0].trim().toLowerCase());
     }
   }
-  const codec = mediaType === undefined ? undefined : formats.codecForRequest(mediaType);
+  const reader = mediaType === undefined ? undefined : formats.readerFor(mediaType);
   if (!hasBody(request)) {
-    if (mediaType !== undefined && !codec) throw new UnsupportedMediaTypeError(mediaType);
+    if (mediaType !== undefined && !reader) throw new UnsupportedMediaTypeError(mediaType);
     return undefined;
   }
-  if (!codec) throw new UnsupportedMediaTypeError(mediaType ?? 'application/octet-stream');
+  if (!reader) throw new UnsupportedMediaTypeError(mediaType ?? 'application/octet-stream');
   try {
     const text = await getRawBody(request, {
       length: request.headers['content-length'],
       limit: limitBytes,
       encoding: charset ?? 'utf-8',
     });
-    return new RawWireBody(codec, text);
+    return new RawWireBody(reader, text);
   } catch (error) {
     if (isReadError(error) && error.type === 'entity.too.large')
       throw new PayloadTooLargeError(limitBytes);

@@ -18,24 +18,25 @@ export interface WireErrorBody {
 export interface WireResponseFormat {
   /** The media type written, e.g. `text/json`. */
   readonly mediaType: string;
-  readonly codec: WireCodec;
+  readonly writer: WireWriter;
 }
 
-/**
- * One wire format. A codec reads request bodies of its media types into bound records and writes
- * records, lists of records and errors; it knows the shape only through the WireModel it is handed.
- */
-export interface WireCodec {
+/** Reads request bodies of its media types into bound records; it knows the shape only from a WireModel. */
+export interface WireReader {
   /** Request media types it reads, lower case. */
   readonly requestTypes: readonly string[];
+  /** Parses and binds a body; throws MalformedBodyError when it cannot. */
+  decode(text: string, model: WireModel): BoundRecord;
+  /** Parses and binds a collection document (`ArrayOf…` in XML, an array in JSON), for data import. */
+  decodeList?(text: string, model: WireModel): BoundRecord[];
+}
+
+/** Writes records, collections of records and errors in its media types. */
+export interface WireWriter {
   /** Response media types it writes, in the order they win ties. */
   readonly responseTypes: readonly string[];
   /** Media type of its error bodies; `undefined` writes errors as the negotiated type. */
   readonly errorType?: string;
-  /** Parses and binds a body; throws MalformedBodyError when it cannot. */
-  decode(text: string, model: WireModel): BoundRecord;
-  /** Parses and binds a collection document (`ArrayOf…` in XML, an array in JSON), for data import. */
-  decodeList(text: string, model: WireModel): BoundRecord[];
   encode(model: WireModel, value: object | readonly object[]): string;
   encodeError(error: WireErrorBody): string;
 }

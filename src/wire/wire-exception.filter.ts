@@ -70,10 +70,10 @@ export class WireExceptionFilter implements ExceptionFilter {
     for (const [name, value] of Object.entries(headers ?? {})) response.setHeader(name, value);
     response.setHeader(
       'Content-Type',
-      `${format.codec.errorType ?? format.mediaType}; charset=utf-8`,
+      `${format.writer.errorType ?? format.mediaType}; charset=utf-8`,
     );
     response.setHeader('Vary', 'Accept');
-    response.send(format.codec.encodeError(body));
+    response.send(format.writer.encodeError(body));
   }
 
   private describe(exception: unknown, request: Request): DescribedError {

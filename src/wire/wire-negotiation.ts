@@ -1,4 +1,4 @@
-import { type WireCodec, type WireResponseFormat } from './wire-codec';
+import { type WireReader, type WireResponseFormat, type WireWriter } from './wire-codec';
 
 interface MediaRange {
   readonly type: string;
@@ -36,15 +36,18 @@ function specificity(range: MediaRange, mediaType: string): number {
 export class WireFormats {
   private readonly responseFormats: WireResponseFormat[];
 
-  constructor(readonly codecs: readonly WireCodec[]) {
-    this.responseFormats = codecs.flatMap((codec) =>
-      codec.responseTypes.map((mediaType) => ({ mediaType, codec })),
+  constructor(
+    private readonly readers: readonly WireReader[],
+    writers: readonly WireWriter[],
+  ) {
+    this.responseFormats = writers.flatMap((writer) =>
+      writer.responseTypes.map((mediaType) => ({ mediaType, writer })),
     );
   }
 
-  /** The codec reading a request media type (already lower case, without parameters). */
-  codecForRequest(mediaType: string): WireCodec | undefined {
-    return this.codecs.find((codec) => codec.requestTypes.includes(mediaType));
+  /** The reader of a request media type (lower case, without parameters). */
+  readerFor(mediaType: string): WireReader | undefined {
+    return this.readers.find((reader) => reader.requestTypes.includes(mediaType));
   }
 
   /**

@@ -62,7 +62,7 @@ export class WireInterceptor implements NestInterceptor {
   ): unknown {
     if (result === undefined || result === null) return result;
     const format = this.formats.forResponse(request.headers.accept);
-    const text = format.codec.encode(wireModelOf(declared.type), result);
+    const text = format.writer.encode(wireModelOf(declared.type), result);
     response.setHeader('Content-Type', `${format.mediaType}; charset=utf-8`);
     response.setHeader('Vary', 'Accept');
     // Express answers 304 by itself when an If-None-Match matches the ETag set here.

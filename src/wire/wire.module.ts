@@ -1,11 +1,14 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { FormReader } from './form.codec';
 import { JsonCodec } from './json.codec';
 import { RouteMethods } from './route-methods';
 import { WireBodyPipe } from './wire-body.pipe';
 import { WireExceptionFilter } from './wire-exception.filter';
 import { WireInterceptor } from './wire.interceptor';
 import { WireFormats } from './wire-negotiation';
+import { XmlCodec } from './xml.codec';
 
 /**
  * The cross-cutting wire layer: content negotiation, request codecs and error bodies for every module.
@@ -14,7 +17,16 @@ import { WireFormats } from './wire-negotiation';
 @Global()
 @Module({
   providers: [
-    { provide: WireFormats, useFactory: () => new WireFormats([new JsonCodec()]) },
+    {
+      provide: WireFormats,
+      inject: [APP_CONFIG],
+      // Writers in Web API's formatter order: JSON wins ties.
+      useFactory: (config: AppConfig) => {
+        const json = new JsonCodec();
+        const xml = new XmlCodec(config.xmlNamespace);
+        return new WireFormats([json, xml, new FormReader()], [json, xml]);
+      },
+    },
     RouteMethods,
     { provide: APP_INTERCEPTOR, useClass: WireInterceptor },
     { provide: APP_PIPE, useClass: WireBodyPipe },

@@ -1,0 +1,230 @@
+import { parser as saxParser } from 'sax';
+import { Parser } from 'xml2js';
+import {
+  type BoundRecord,
+  MAX_DOCUMENT_DEPTH,
+  type WireErrorBody,
+  type WireReader,
+  type WireWriter,
+} from './wire-codec';
+import { formatWireDate } from './wire-date';
+import { MalformedBodyError } from './wire-errors';
+import { type WireModel, wireModelOf } from './wire-model';
+import { encodeLocalName } from './xml-names';
+
+export const XML_SCHEMA_INSTANCE = 'http://www.w3.org/2001/XMLSchema-instance';
+
+/** One parsed element: its text, whether it is `i:nil`, and its child elements by local name. */
+interface XmlElement {
+  readonly name: string;
+  readonly text: string;
+  readonly nil: boolean;
+  readonly children: ReadonlyMap<string, readonly XmlElement[]>;
+}
+
+// xml2js keys elements and attributes by name on plain objects, next to its own `_` and `$` keys. Every
+// name gets a prefix, so no tag (`__proto__`, `toString`, `_`…) can collide with either.
+const ELEMENT = 'e:';
+const ATTRIBUTE = 'a:';
+const localName = (name: string) => name.slice(name.indexOf(':') + 1);
+
+/**
+ * Refuses what xml2js would otherwise accept or ignore: a DTD (no entity expansion, internal or
+ * external, ever happens), nesting past the depth limit, a second root, text after the root.
+ */
+function checkStructure(text: string): void {
+  const sax = saxParser(true);
+  let depth = 0;
+  let rootClosed = false;
+  const refuse = (reason: string) => {
+    throw new MalformedBodyError(reason);
+  };
+  sax.ondoctype = () => refuse('The request body must not contain a document type declaration.');
+  sax.onopentag = () => {
+    if (rootClosed) refuse('The request body must hold exactly one root element.');
+    if (++depth > MAX_DOCUMENT_DEPTH)
+      refuse(`The request body is nested deeper than ${MAX_DOCUMENT_DEPTH} levels.`);
+  };
+  sax.onclosetag = () => {
+    if (--depth === 0) rootClosed = true;
+  };
+  sax.ontext = (chunk) => {
+    if (depth === 0 && chunk.trim() !== '')
+      refuse('The request body has text outside its root element.');
+  };
+  sax.onerror = (error) =>
+    refuse(`The request body is not well-formed XML: ${error.message.split('\n')[0]}`);
+  sax.write(text).close();
+  if (!rootClosed) refuse('The request body holds no XML element.');
+}
+
+type Xml2jsNode = string | { _?: string; $?: Record<string, string>; [child: string]: unknown };
+
+function toElement(name: string, node: Xml2jsNode): XmlElement {
+  if (typeof node === 'string') return { name, text: node, nil: false, children: new Map() };
+  const children = new Map<string, XmlElement[]>();
+  for (const [key, value] of Object.entries(node)) {
+    if (!key.startsWith(ELEMENT)) continue;
+    const childName = key.slice(ELEMENT.length);
+    children.set(
+      childName,
+      (value as Xml2jsNode[]).map((child) => toElement(childName, child)),
+    );
+  }
+  const nil = node.$?.[`${ATTRIBUTE}nil`] === 'true';
+  return { name, text: node._ ?? '', nil, children };
+}
+
+function parseRoot(text: string): XmlElement {
+  checkStructure(text);
+  const parser = new Parser({
+    explicitRoot: true,
+    explicitArray: true,
+    explicitCharkey: true,
+    trim: false,
+    normalize: false,
+    strict: true,
+    async: false,
+    tagNameProcessors: [(name: string) => ELEMENT + localName(name)],
+    attrNameProcessors: [(name: string) => ATTRIBUTE + localName(name)],
+  });
+  let root: Record<string, Xml2jsNode> | undefined;
+  let failure: Error | undefined;
+  parser.parseString(text, (error: Error | null, result: Record<string, Xml2jsNode>) => {
+    failure = error ?? undefined;
+    root = result;
+  });
+  if (failure || !root) throw new MalformedBodyError('The request body is not well-formed XML.');
+  const [key, node] = Object.entries(root)[0];
+  return toElement(key.slice(ELEMENT.length), node);
+}
+
+/**
+ * Binds an element to a model, as a superset of DataContractSerializer: any namespace, children in any
+ * order, unknown elements ignored, `i:nil="true"` as null. Element text stays text for the DTO to coerce.
+ */
+function bind(model: WireModel, element: XmlElement): BoundRecord {
+  const bound: BoundRecord = {};
+  for (const member of model.members) {
+    const found = element.children.get(member.name)?.[0];
+    if (!found) continue;
+    if (found.nil) bound[member.name] = null;
+    else if (member.kind === 'list' && found.text.trim() === '') {
+      const itemModel = wireModelOf(member.item());
+      const items = found.children.get(itemModel.name) ?? [];
+      bound[member.name] = items.map((item) => (item.nil ? null : bind(itemModel, item)));
+    } else if (found.children.size > 0) {
+      // Markup where a value belongs: kept as an object, so validation names the member.
+      bound[member.name] = {};
+    } else {
+      bound[member.name] = found.text;
+    }
+  }
+  return bound;
+}
+
+const TEXT_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '\r': '&#xD;',
+};
+const escapeText = (text: string) =>
+  text.replace(/[&<>\r]/g, (character) => TEXT_ESCAPES[character]);
+
+function scalarText(value: unknown): string {
+  if (value instanceof Date) return formatWireDate(value);
+  return escapeText(String(value));
+}
+
+/** DataContractSerializer's output: no declaration, ordinal member order, `i:nil`, wrapped lists. */
+export class XmlCodec implements WireReader, WireWriter {
+  readonly requestTypes = ['application/xml', 'text/xml'];
+  readonly responseTypes = ['application/xml', 'text/xml'];
+  private readonly rootAttributes: string;
+
+  constructor(namespace: string) {
+    this.rootAttributes = ` xmlns:i="${XML_SCHEMA_INSTANCE}" xmlns="${escapeText(namespace).replace(/"/g, '&quot;')}"`;
+  }
+
+  decode(text: string, model: WireModel): BoundRecord {
+    const root = parseRoot(text);
+    if (root.name !== model.name)
+      throw new MalformedBodyError(`The root element must be ${model.name}.`);
+    return bind(model, root);
+  }
+
+  decodeList(text: string, model: WireModel): BoundRecord[] {
+    const root = parseRoot(text);
+    if (root.name !== model.collectionName) {
+      throw new MalformedBodyError(`The root element must be ${model.collectionName}.`);
+    }
+    return (root.children.get(model.name) ?? []).map((element, index) => {
+      if (element.nil) throw new MalformedBodyError(`Record ${index + 1} is nil.`);
+      return bind(model, element);
+    });
+  }
+
+  encode(model: WireModel, value: object | readonly object[]): string {
+    const out: string[] = [];
+    if (!Array.isArray(value)) {
+      this.writeRecord(model, value, model.name, this.rootAttributes, out);
+    } else if (value.length === 0) {
+      out.push(`<${model.collectionName}${this.rootAttributes} />`);
+    } else {
+      out.push(`<${model.collectionName}${this.rootAttributes}>`);
+      for (const record of value as readonly object[])
+        this.writeRecord(model, record, model.name, '', out);
+      out.push(`</${model.collectionName}>`);
+    }
+    return out.join('');
+  }
+
+  /** Web API's HttpError, which carries no namespace. */
+  encodeError(error: WireErrorBody): string {
+    const out = [`<Error><Message>${escapeText(error.message)}</Message>`];
+    if (error.modelState) {
+      out.push('<ModelState>');
+      for (const [key, messages] of Object.entries(error.modelState)) {
+        const name = encodeLocalName(key);
+        out.push(`<${name}>${escapeText(messages.join(' '))}</${name}>`);
+      }
+      out.push('</ModelState>');
+    }
+    out.push('</Error>');
+    return out.join('');
+  }
+
+  private writeRecord(
+    model: WireModel,
+    record: object,
+    name: string,
+    attributes: string,
+    out: string[],
+  ): void {
+    const source = record as Record<string, unknown>;
+    out.push(`<${name}${attributes}>`);
+    for (const member of model.xmlMembers) {
+      const value = source[member.name];
+      if (value === null || value === undefined) {
+        out.push(`<${member.name} i:nil="true" />`);
+      } else if (member.kind === 'list') {
+        const items = value as readonly (object | null)[];
+        if (items.length === 0) {
+          out.push(`<${member.name} />`);
+          continue;
+        }
+        const itemModel = wireModelOf(member.item());
+        out.push(`<${member.name}>`);
+        for (const item of items) {
+          if (item === null) out.push(`<${itemModel.name} i:nil="true" />`);
+          else this.writeRecord(itemModel, item, itemModel.name, '', out);
+        }
+        out.push(`</${member.name}>`);
+      } else {
+        out.push(`<${member.name}>${scalarText(value)}</${member.name}>`);
+      }
+    }
+    out.push(`</${name}>`);
+  }
+}
