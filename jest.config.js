@@ -12,7 +12,8 @@ const config = {
     {
       displayName: 'unit',
       testEnvironment: 'node',
-      rootDir: 'src',
+      rootDir: '.',
+      roots: ['<rootDir>/src'],
       testRegex: '\\.spec\\.ts$',
       moduleFileExtensions: ['ts', 'js', 'json'],
       transform,

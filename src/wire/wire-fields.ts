@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { ValidateBy, ValidateNested, type ValidationArguments } from 'class-validator';
+import { ValidateBy, ValidateIf, ValidateNested, type ValidationArguments } from 'class-validator';
 import { parseWireDate, isStorableDate } from './wire-date';
 import { registerWireMember, type WireClass, type WireScalarKind } from './wire-model';
 
@@ -175,11 +175,15 @@ export function ListField(item: () => WireClass): PropertyDecorator {
   return (target, key) => {
     registerWireMember(target, { name: String(key), kind: 'list', item });
     Type(item)(target, key);
-    validIfPresent(
-      'wireList',
-      (value) => Array.isArray(value) && value.every((entry) => entry instanceof item()),
-      invalidValue,
-    )(target, key);
+    // A null list is a value like any other null; class-validator would still try to descend into it.
+    ValidateIf((_, value) => !isAbsent(value))(target, key);
+    ValidateBy({
+      name: 'wireList',
+      validator: {
+        validate: (value: unknown) => Array.isArray(value) && value.every((entry) => entry instanceof item()),
+        defaultMessage: invalidValue,
+      },
+    })(target, key);
     ValidateNested({ each: true })(target, key);
   };
 }

@@ -1,0 +1,100 @@
+import fc from 'fast-check';
+import { encodeForm, type FormListStyle } from '../../test/support/client-encoding';
+import { validRecord } from '../../test/support/wire-arbitraries';
+import { RequirementDto } from '../requirement/dto/requirement.dto';
+import { TransactionDto } from '../transaction/dto/transaction.dto';
+import { FormReader } from './form.codec';
+import { JsonCodec } from './json.codec';
+import { type WireReader } from './wire-codec';
+import { MalformedBodyError, RequestValidationError } from './wire-errors';
+import { type WireClass, wireModelOf } from './wire-model';
+import { toValidatedDto } from './wire-validation';
+import { XmlCodec } from './xml.codec';
+
+const json = new JsonCodec();
+const xml = new XmlCodec('http://schemas.datacontract.org/2004/07/PropertySales.Models');
+const form = new FormReader();
+const MODELS: Array<[string, WireClass]> = [
+  ['Transaction', TransactionDto],
+  ['Requirement', RequirementDto],
+];
+
+/** Two records are the same when their canonical JSON is: every member, dates to the millisecond. */
+const canonical = (type: WireClass, record: object) => json.encode(wireModelOf(type), record);
+
+function readBack(reader: WireReader, text: string, type: WireClass): object {
+  const model = wireModelOf(type);
+  return toValidatedDto(type, reader.decode(text, model), model.parameterName);
+}
+
+describe.each(MODELS)('%s', (_, type) => {
+  const model = wireModelOf(type);
+
+  it('round-trips every valid record through XML exactly', () => {
+    fc.assert(
+      fc.property(validRecord(type), (record) => {
+        expect(canonical(type, readBack(xml, xml.encode(model, record), type))).toBe(
+          canonical(type, record),
+        );
+      }),
+    );
+  });
+
+  it('round-trips every valid collection through an XML ArrayOf document exactly', () => {
+    fc.assert(
+      fc.property(fc.array(validRecord(type), { maxLength: 4 }), (records) => {
+        const bound = xml.decodeList(xml.encode(model, records), model);
+        const read = bound.map((record) => toValidatedDto(type, record, model.parameterName));
+        expect(read.map((record) => canonical(type, record))).toEqual(
+          records.map((record) => canonical(type, record)),
+        );
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it.each<FormListStyle>(['brackets', 'dots'])(
+    'round-trips every valid record through a form (%s) exactly',
+    (style) => {
+      fc.assert(
+        fc.property(validRecord(type, { formSafe: true }), (record) => {
+          const text = encodeForm(record, model, style);
+          expect(canonical(type, readBack(form, text, type))).toBe(canonical(type, record));
+        }),
+      );
+    },
+  );
+
+  it.each<[string, WireReader, (record: Record<string, unknown>) => string]>([
+    ['XML', xml, (record) => xml.encode(model, record)],
+    ['a form', form, (record) => encodeForm(record, model)],
+    ['JSON', json, (record) => json.encode(model, record)],
+  ])(
+    'turns random or mutated %s into a record or a client error, never anything else',
+    (_name, reader, encode) => {
+      const mutated = fc
+        .tuple(
+          validRecord(type),
+          fc.nat(),
+          fc.nat({ max: 40 }),
+          fc.string({ unit: 'binary', maxLength: 40 }),
+        )
+        .map(([record, at, cut, insert]) => {
+          const text = encode(record);
+          const position = at % (text.length + 1);
+          return text.slice(0, position) + insert + text.slice(position + cut);
+        });
+      fc.assert(
+        fc.property(fc.oneof(mutated, fc.string({ unit: 'binary', maxLength: 200 })), (text) => {
+          try {
+            readBack(reader, text, type);
+          } catch (error) {
+            if (!(error instanceof MalformedBodyError || error instanceof RequestValidationError))
+              throw error;
+          }
+        }),
+        { numRuns: 300 },
+      );
+    },
+  );
+});

@@ -1,0 +1,183 @@
+import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
+import { RequirementDto } from '../requirement/dto/requirement.dto';
+import { TransactionDto } from '../transaction/dto/transaction.dto';
+import { MAX_DOCUMENT_DEPTH } from './wire-codec';
+import { MalformedBodyError } from './wire-errors';
+import { wireModelOf } from './wire-model';
+import { XmlCodec } from './xml.codec';
+import { encodeLocalName } from './xml-names';
+
+const NAMESPACE = 'http://schemas.datacontract.org/2004/07/PropertySales.Models';
+const ROOT_ATTRIBUTES = `xmlns:i="http://www.w3.org/2001/XMLSchema-instance" xmlns="${NAMESPACE}"`;
+const xml = new XmlCodec(NAMESPACE);
+const transaction = wireModelOf(TransactionDto);
+const requirement = wireModelOf(RequirementDto);
+
+describe('XmlCodec writing', () => {
+  it('writes a Requirement collection as DataContractSerializer does', () => {
+    const text = xml.encode(requirement, [
+      {
+        Acquisition: [
+          {
+            requirement_id: 11,
+            requirement_type_id: 1,
+            required: 'Required',
+            requirement_description: 'Valid ID & TIN <copy>',
+            stamp: new Date('2026-03-01T10:11:12.500Z'),
+            submitted: true,
+          },
+        ],
+        requirement_type_id: 1,
+        description: 'Cash',
+        stamp: null,
+      },
+      { Acquisition: [], requirement_type_id: 2, description: 'Bank', stamp: null },
+    ]);
+    expect(text).toBe(
+      `<ArrayOfRequirement ${ROOT_ATTRIBUTES}>` +
+        '<Requirement><description>Cash</description><requirement_type_id>1</requirement_type_id>' +
+        '<stamp i:nil="true" /><Acquisition><RequirementAcquisition><required>Required</required>' +
+        '<requirement_description>Valid ID &amp; TIN &lt;copy&gt;</requirement_description>' +
+        '<requirement_id>11</requirement_id><requirement_type_id>1</requirement_type_id>' +
+        '<stamp>2026-03-01T10:11:12.5+00:00</stamp><submitted>true</submitted></RequirementAcquisition>' +
+        '</Acquisition></Requirement>' +
+        '<Requirement><description>Bank</description><requirement_type_id>2</requirement_type_id>' +
+        '<stamp i:nil="true" /><Acquisition /></Requirement>' +
+        '</ArrayOfRequirement>',
+    );
+  });
+
+  it('writes an empty collection as an empty root, with no XML declaration', () => {
+    expect(xml.encode(requirement, [])).toBe(`<ArrayOfRequirement ${ROOT_ATTRIBUTES} />`);
+  });
+
+  it('writes Transaction members in ordinal order, TotalPayments first, every member present', () => {
+    const text = xml.encode(transaction, {
+      financetype: 'Cash',
+      TotalPayments: 1500.25,
+      requirements: [],
+    });
+    const names = [...text.matchAll(/<(\w+)[ >/]/g)].map((match) => match[1]).slice(1);
+    expect(names).toEqual(
+      transaction.members.map((member) => member.name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
+    expect(names[0]).toBe('TotalPayments');
+    expect(text).toContain('<TotalPayments>1500.25</TotalPayments>');
+    expect(text).toContain('<coborrowername i:nil="true" />');
+    expect(text).toContain('<requirements />');
+    expect(text.startsWith(`<Transaction ${ROOT_ATTRIBUTES}>`)).toBe(true);
+  });
+
+  it('writes legacy errors without a namespace, ModelState keys encoded as XmlConvert does', () => {
+    const text = xml.encodeError({
+      status: 400,
+      code: 'invalid_request',
+      title: 'Invalid request',
+      message: 'The request is invalid.',
+      modelState: {
+        'transaction.financetype': ['The financetype field is required.'],
+        'transaction.requirements[0].requirement_id': [
+          "The value 'x' is not valid for requirement_id.",
+        ],
+      },
+    });
+    expect(text).toBe(
+      '<Error><Message>The request is invalid.</Message><ModelState>' +
+        '<transaction.financetype>The financetype field is required.</transaction.financetype>' +
+        "<transaction.requirements_x005B_0_x005D_.requirement_id>The value 'x' is not valid for requirement_id." +
+        '</transaction.requirements_x005B_0_x005D_.requirement_id></ModelState></Error>',
+    );
+  });
+
+  it.each([
+    ['transaction.requirements[12].stamp', 'transaction.requirements_x005B_12_x005D_.stamp'],
+    ['1st', '_x0031_st'],
+    ['a b:c', 'a_x0020_b_x003A_c'],
+    ['_x0041_', '_x005F_x0041_'],
+  ])('encodes the local name %s as %s', (name, encoded) => {
+    expect(encodeLocalName(name)).toBe(encoded);
+  });
+});
+
+describe('XmlCodec reading', () => {
+  const decode = (text: string) => xml.decode(text, transaction);
+
+  it('reads any namespace or none, children in any order, nil as null, unknown elements ignored', () => {
+    expect(
+      decode(
+        '<Transaction xmlns:x="http://www.w3.org/2001/XMLSchema-instance" xmlns="urn:other">' +
+          '<unknown>1</unknown><financetype>Cash</financetype><brokername x:nil="true"/>' +
+          '<brokerid> 12 </brokerid><requirements><RequirementAcquisition><requirement_id>5</requirement_id>' +
+          '</RequirementAcquisition></requirements></Transaction>',
+      ),
+    ).toEqual({
+      financetype: 'Cash',
+      brokername: null,
+      brokerid: ' 12 ',
+      requirements: [{ requirement_id: '5' }],
+    });
+    expect(decode('<Transaction><financetype>Cash</financetype></Transaction>')).toEqual({
+      financetype: 'Cash',
+    });
+  });
+
+  it('reads member names case-sensitively', () => {
+    expect(decode('<Transaction><FinanceType>Cash</FinanceType></Transaction>')).toEqual({});
+  });
+
+  it('keeps markup where a value belongs as an object, so validation rejects the member', () => {
+    expect(decode('<Transaction><brokerid><a/></brokerid></Transaction>')).toEqual({
+      brokerid: {},
+    });
+  });
+
+  it.each([
+    [
+      'a DOCTYPE with entities',
+      '<!DOCTYPE Transaction [<!ENTITY x "yyyy">]><Transaction>&x;</Transaction>',
+    ],
+    ['an external entity', '<!DOCTYPE Transaction SYSTEM "file:///etc/passwd"><Transaction/>'],
+    ['an undeclared entity', '<Transaction><financetype>&x;</financetype></Transaction>'],
+    ['a second root', '<Transaction/><Transaction/>'],
+    ['trailing text', '<Transaction/>garbage'],
+    ['no root', '   '],
+    ['an empty body', ''],
+    ['an unclosed root', '<Transaction>'],
+    ['another root', '<Requirement/>'],
+    [
+      'nesting past the limit',
+      `${'<a>'.repeat(MAX_DOCUMENT_DEPTH + 1)}${'</a>'.repeat(MAX_DOCUMENT_DEPTH + 1)}`,
+    ],
+  ])('refuses %s', (_, text) => {
+    expect(() => decode(text)).toThrow(MalformedBodyError);
+  });
+
+  it('refuses a deep document quickly', () => {
+    const depth = 200_000;
+    const started = Date.now();
+    expect(() => decode(`${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}`)).toThrow(
+      MalformedBodyError,
+    );
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('treats tags named like Object.prototype members, or like xml2js keys, as unknown elements', () => {
+    const bound = decode(
+      '<Transaction><__proto__><polluted>yes</polluted></__proto__><constructor>1</constructor>' +
+        '<toString>x</toString><hasOwnProperty>y</hasOwnProperty><_>z</_><financetype>Cash</financetype></Transaction>',
+    );
+    expect(bound).toEqual({ financetype: 'Cash' });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('reads ArrayOf documents for import', () => {
+    const items = xml.decodeList(
+      `<ArrayOfRequirementAcquisition ${ROOT_ATTRIBUTES}><RequirementAcquisition><requirement_id>1</requirement_id>` +
+        '</RequirementAcquisition><RequirementAcquisition><requirement_id>2</requirement_id></RequirementAcquisition>' +
+        '</ArrayOfRequirementAcquisition>',
+      wireModelOf(RequirementAcquisitionDto),
+    );
+    expect(items).toEqual([{ requirement_id: '1' }, { requirement_id: '2' }]);
+    expect(() => xml.decodeList('<Transaction/>', transaction)).toThrow(MalformedBodyError);
+  });
+});
