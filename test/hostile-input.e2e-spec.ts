@@ -1,0 +1,152 @@
+import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { describeOnEachDatabase } from './support/test-app';
+
+const UPDATE = '/api/Transaction/UpdateAgents';
+const LIMIT_BYTES = 64 * 1024;
+const BILLION_LAUGHS =
+  '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">' +
+  Array.from(
+    { length: 9 },
+    (_, level) => `<!ENTITY lol${level + 1} "${`&lol${level || ''};`.repeat(10)}">`,
+  ).join('') +
+  ']><Transaction><financetype>&lol9;</financetype></Transaction>';
+
+/** Bodies that must each get a 4xx, quickly, and leave the service healthy and its data unchanged. */
+const HOSTILE: Array<[string, string, string, number]> = [
+  [
+    'JSON nested far past any member',
+    'application/json',
+    `{"financetype":${'['.repeat(20_000)}${']'.repeat(20_000)}}`,
+    400,
+  ],
+  [
+    'a JSON document of arrays only',
+    'application/json',
+    `${'['.repeat(15_000)}${']'.repeat(15_000)}`,
+    400,
+  ],
+  [
+    'JSON with trailing garbage',
+    'application/json',
+    '{"transaction_id":1,"financetype":"Cash"} x',
+    400,
+  ],
+  ['an empty JSON body', 'application/json', '', 400],
+  ['entity expansion (billion laughs)', 'application/xml', BILLION_LAUGHS, 400],
+  [
+    'an external entity',
+    'text/xml',
+    '<!DOCTYPE t [<!ENTITY x SYSTEM "file:///etc/passwd">]><Transaction>&x;</Transaction>',
+    400,
+  ],
+  [
+    'XML nested far past any member',
+    'application/xml',
+    `<Transaction>${'<a>'.repeat(4_000)}${'</a>'.repeat(4_000)}</Transaction>`,
+    400,
+  ],
+  [
+    'a second XML root',
+    'application/xml',
+    '<Transaction><financetype>Cash</financetype></Transaction><Transaction/>',
+    400,
+  ],
+  [
+    'XML with trailing garbage',
+    'text/xml',
+    '<Transaction><financetype>Cash</financetype></Transaction>trailing',
+    400,
+  ],
+  ['an empty XML body', 'application/xml', '', 400],
+  [
+    'a foreign XML root',
+    'application/xml',
+    '<Requirement><financetype>Cash</financetype></Requirement>',
+    400,
+  ],
+  [
+    'too many form parameters',
+    'application/x-www-form-urlencoded',
+    Array.from({ length: 5000 }, (_, n) => `k${n}=1`).join('&'),
+    400,
+  ],
+  [
+    'form keys nested far past any member',
+    'application/x-www-form-urlencoded',
+    `requirements${'[0]'.repeat(500)}=1`,
+    400,
+  ],
+  ['an empty form', 'application/x-www-form-urlencoded', '', 400],
+  [
+    'a JSON body over the limit',
+    'application/json',
+    `{"financetype":"${'x'.repeat(LIMIT_BYTES)}"}`,
+    413,
+  ],
+  [
+    'an XML body over the limit',
+    'application/xml',
+    `<Transaction><financetype>${'x'.repeat(LIMIT_BYTES)}</financetype></Transaction>`,
+    413,
+  ],
+  [
+    'a form over the limit',
+    'application/x-www-form-urlencoded',
+    `financetype=${'x'.repeat(LIMIT_BYTES)}`,
+    413,
+  ],
+  ['an unknown charset', 'application/json; charset=x-unknown', '{}', 415],
+];
+
+describeOnEachDatabase(
+  'hostile request bodies',
+  (context) => {
+    let before: string;
+
+    beforeAll(async () => {
+      await context.running.seed({ requirements: CATALOGUE, transactions: [transactionRecord(1)] });
+      before = (await context.http.get('/api/Transaction/GetTransaction/1').expect(200)).text;
+    });
+
+    afterAll(async () => {
+      // Nothing changed, and the service still answers.
+      expect((await context.http.get('/api/Transaction/GetTransaction/1').expect(200)).text).toBe(
+        before,
+      );
+    });
+
+    it.each(HOSTILE)('refuses %s', async (_, contentType, body, status) => {
+      const started = Date.now();
+      const response = await context.http.post(UPDATE).set('Content-Type', contentType).send(body);
+      expect(response.status).toBe(status);
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(response.text).not.toMatch(/at .*\.(js|ts):\d+|node_modules|Error:/);
+    });
+
+    it.each([
+      [
+        'JSON',
+        'application/json',
+        '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"transaction_id":1,"financetype":"Cash"}',
+      ],
+      [
+        'XML',
+        'application/xml',
+        '<Transaction><__proto__><polluted>yes</polluted></__proto__><constructor><prototype><polluted>yes</polluted></prototype></constructor><toString>1</toString><hasOwnProperty>1</hasOwnProperty><transaction_id>1</transaction_id><financetype>Cash</financetype></Transaction>',
+      ],
+      [
+        'a form',
+        'application/x-www-form-urlencoded',
+        '__proto__[polluted]=yes&constructor[prototype][polluted]=yes&__proto__.polluted=yes&toString=1&transaction_id=1&financetype=Cash',
+      ],
+    ])(
+      'ignores prototype-named members in %s, and pollutes nothing',
+      async (_, contentType, body) => {
+        await context.http.post(UPDATE).set('Content-Type', contentType).send(body).expect(204);
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+        expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
+      },
+    );
+  },
+  { BODY_LIMIT: `${LIMIT_BYTES}b` },
+);

@@ -1,0 +1,46 @@
+import { parser as saxParser } from 'sax';
+
+/** An element of a response, with its attributes in document order and its children. */
+export interface InspectedElement {
+  readonly name: string;
+  readonly attributes: Array<[string, string]>;
+  readonly children: InspectedElement[];
+  text: string;
+}
+
+/** Parses a response body strictly, keeping the order of elements and attributes. */
+export function inspectXml(text: string): InspectedElement {
+  const sax = saxParser(true);
+  const stack: InspectedElement[] = [];
+  let root: InspectedElement | undefined;
+  sax.onopentag = (tag) => {
+    const element: InspectedElement = {
+      name: tag.name,
+      attributes: Object.entries(tag.attributes as Record<string, string>),
+      children: [],
+      text: '',
+    };
+    if (stack.length > 0) stack[stack.length - 1].children.push(element);
+    else root = element;
+    stack.push(element);
+  };
+  sax.onclosetag = () => void stack.pop();
+  sax.ontext = (chunk) => {
+    if (stack.length > 0) stack[stack.length - 1].text += chunk;
+  };
+  sax.onerror = (error) => {
+    throw error;
+  };
+  sax.write(text).close();
+  if (!root) throw new Error('no root element');
+  return root;
+}
+
+export const childNames = (element: InspectedElement) =>
+  element.children.map((child) => child.name);
+
+export const child = (element: InspectedElement, name: string) => {
+  const found = element.children.find((candidate) => candidate.name === name);
+  if (!found) throw new Error(`${element.name} has no ${name}`);
+  return found;
+};
