@@ -4,6 +4,8 @@ import { AppConfigModule } from './config/app-config.module';
 import { DataImportModule } from './data-import/data-import.module';
 import { DemoDataLoader } from './data-import/demo-data.loader';
 import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+import { LoggingModule } from './logging/logging.module';
 import { RequirementModule } from './requirement/requirement.module';
 import { TransactionModule } from './transaction/transaction.module';
 import { WireModule } from './wire/wire.module';
@@ -15,11 +17,13 @@ export class AppModule {
       module: AppModule,
       imports: [
         AppConfigModule.forRoot(config),
+        LoggingModule.forRoot(config),
         DatabaseModule.forRoot(config.database),
         WireModule,
         DataImportModule,
         RequirementModule,
         TransactionModule,
+        HealthModule,
       ],
       providers: [DemoDataLoader],
     };

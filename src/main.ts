@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { Logger } from 'nestjs-pino';
 import { createApp } from './app.factory';
 import { ConfigurationError, loadAppConfig } from './config/app-config';
 
@@ -12,8 +12,12 @@ async function bootstrap(): Promise<void> {
     process.exit(1);
   }
   const app = await createApp(config);
+  // Nest closes the server (in-flight requests finish) and the pool on SIGTERM; this bounds how long.
+  process.once('SIGTERM', () =>
+    setTimeout(() => process.exit(1), config.shutdownTimeoutMs).unref(),
+  );
   await app.listen(config.port);
-  new Logger('Bootstrap').log(`Listening on port ${config.port} (${config.database.kind})`);
+  app.get(Logger).log(`Listening on port ${config.port} (${config.database.kind})`);
 }
 
 void bootstrap();

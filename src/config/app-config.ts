@@ -21,7 +21,19 @@ export interface AppConfig {
   readonly xmlNamespace: string;
   readonly bodyLimitBytes: number;
   readonly database: DatabaseConfig;
+  readonly logLevel: LogLevel;
+  /** Human-readable log lines instead of JSON: for a developer's terminal. */
+  readonly prettyLogs: boolean;
+  /** Express's `trust proxy`: which hops may set X-Forwarded-For / -Proto. */
+  readonly trustProxy: boolean | number | string;
+  /** Origins allowed by CORS; empty turns CORS off. */
+  readonly corsOrigins: readonly string[];
+  /** How long a SIGTERM may take to finish in-flight requests before the process exits anyway. */
+  readonly shutdownTimeoutMs: number;
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const SQLITE_MEMORY = ':memory:';
 export const DEFAULT_SQLITE_PATH = 'data/property-sales.sqlite';
@@ -75,6 +87,14 @@ class EnvironmentReader {
     return value;
   }
 
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.env[name]?.trim().toLowerCase();
+    if (raw === undefined || raw === '') return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    this.problems.push(`${name} must be one of ${allowed.join(', ')} (got '${this.env[name]}')`);
+    return fallback;
+  }
+
   check(name: string, valid: boolean, expectation: string): void {
     if (!valid) this.problems.push(`${name} ${expectation} (got '${this.env[name]}')`);
   }
@@ -108,6 +128,36 @@ function readDatabase(reader: EnvironmentReader, env: Environment): DatabaseConf
   return { kind: 'mysql', flavour, url: url.replace(/^mariadb:/, 'mysql:'), migrationsRun };
 }
 
+/** `true`/`false`, a hop count, or addresses and subnets (`loopback, 10.0.0.0/8`), as Express takes them. */
+function readTrustProxy(reader: EnvironmentReader, env: Environment): boolean | number | string {
+  const raw = env.TRUST_PROXY?.trim() ?? '';
+  if (raw === '' || raw.toLowerCase() === 'false') return false;
+  if (raw.toLowerCase() === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  reader.check(
+    'TRUST_PROXY',
+    /^[\w.:/, -]+$/.test(raw),
+    'must be true, false, a hop count, or addresses and subnets',
+  );
+  return raw;
+}
+
+function readOrigins(reader: EnvironmentReader, env: Environment): string[] {
+  const origins = (env.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  const valid = origins.every(
+    (origin) => URL.canParse(origin) && new URL(origin).origin === origin,
+  );
+  reader.check(
+    'CORS_ORIGINS',
+    valid,
+    'must be a comma-separated list of origins such as https://app.example.com',
+  );
+  return origins;
+}
+
 /** Validates the environment once, at start-up; a bad value stops the service naming the variable. */
 export function loadAppConfig(env: Environment = process.env): AppConfig {
   const reader = new EnvironmentReader(env);
@@ -138,6 +188,11 @@ export function loadAppConfig(env: Environment = process.env): AppConfig {
     xmlNamespace,
     bodyLimitBytes: reader.size('BODY_LIMIT', '1mb'),
     database: readDatabase(reader, env),
+    logLevel: reader.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    prettyLogs: reader.oneOf('LOG_FORMAT', ['json', 'pretty'], 'json') === 'pretty',
+    trustProxy: readTrustProxy(reader, env),
+    corsOrigins: readOrigins(reader, env),
+    shutdownTimeoutMs: reader.integer('SHUTDOWN_TIMEOUT_MS', 10000, 100, 600000),
   };
   if (reader.problems.length > 0) throw new ConfigurationError(reader.problems);
   return config;

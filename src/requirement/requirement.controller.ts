@@ -1,14 +1,24 @@
 import { Controller, Get } from '@nestjs/common';
-import { WireResponse } from '../wire/wire-response.decorator';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { WireErrors, WireResponse } from '../wire/wire-response.decorator';
 import { RequirementDto } from './dto/requirement.dto';
 import { RequirementService } from './requirement.service';
 
+@ApiTags('Requirement')
 @Controller('Requirement')
 export class RequirementController {
   constructor(private readonly requirements: RequirementService) {}
 
   @Get('GetRequirements')
-  @WireResponse(RequirementDto, { list: true })
+  @ApiOperation({
+    operationId: 'GetRequirements',
+    summary: 'Every requirement type with its acquisition records, ordered by type then record id.',
+  })
+  @WireResponse(RequirementDto, {
+    list: true,
+    description: 'The catalogue (a top-level array; ArrayOfRequirement in XML).',
+  })
+  @WireErrors(304, 500, 503)
   getRequirements(): Promise<RequirementDto[]> {
     return this.requirements.findAll();
   }

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type Response } from 'express';
 import { Int32ParamPipe } from '../wire/int32-param.pipe';
-import { WireResponse } from '../wire/wire-response.decorator';
+import { WireErrors, WireRequestBody, WireResponse } from '../wire/wire-response.decorator';
 import { AGENT_CHAIN_FIELDS } from './agent-chain';
 import { AgentAssignmentDto } from './dto/agent-assignment.dto';
 import { TransactionDto } from './dto/transaction.dto';
@@ -25,6 +26,14 @@ function expectedVersions(
     .map((match) => Number(match![2]));
 }
 
+const TRANSACTION_ID = ApiParam({
+  name: 'transaction_id',
+  type: 'integer',
+  format: 'int32',
+  example: 1001,
+});
+
+@ApiTags('Transaction')
 @Controller('Transaction')
 export class TransactionController {
   constructor(private readonly transactions: TransactionService) {}
@@ -32,6 +41,23 @@ export class TransactionController {
   /** Replaces the agent chain members the body carries; 204 on success. */
   @Post('UpdateAgents')
   @HttpCode(204)
+  @ApiOperation({
+    operationId: 'UpdateAgents',
+    summary: 'Writes the agent chain of a transaction: only the agent members the body carries.',
+    description:
+      'The body is validated as a whole Transaction (transaction_id and financetype required). Only brokerid, ' +
+      'directorid, directorid_recruit, managerid, managerid_recruit, salesagentid, salesagentid_recruit and their ' +
+      'seven name members are written: a member present (null included) is written, an absent one is kept, every ' +
+      'other member is ignored. A change stamps the transaction and appends one agent-history record.',
+  })
+  @WireRequestBody(UpdateAgentsDto, 'A whole Transaction.')
+  @ApiHeader({
+    name: 'If-Match',
+    required: false,
+    description: 'The ETag of GetTransaction; 412 when stale.',
+  })
+  @ApiResponse({ status: 204, description: 'Applied (or nothing to change).' })
+  @WireErrors(400, 404, 409, 412, 413, 415, 500, 503)
   async updateAgents(
     @Body() body: UpdateAgentsDto,
     @Headers('if-match') ifMatch?: string,
@@ -51,7 +77,15 @@ export class TransactionController {
   }
 
   @Get('GetTransaction/:transaction_id')
-  @WireResponse(TransactionDto)
+  @ApiOperation({
+    operationId: 'GetTransaction',
+    summary: 'One transaction with its requirements checklist.',
+  })
+  @TRANSACTION_ID
+  @WireResponse(TransactionDto, {
+    description: 'The transaction; its ETag serves If-Match on UpdateAgents.',
+  })
+  @WireErrors(304, 400, 404, 500, 503)
   async getTransaction(
     @Param('transaction_id', Int32ParamPipe) transactionId: number,
     @Res({ passthrough: true }) response: Response,
@@ -62,7 +96,16 @@ export class TransactionController {
   }
 
   @Get('GetAgentHistory/:transaction_id')
-  @WireResponse(AgentAssignmentDto, { list: true })
+  @ApiOperation({
+    operationId: 'GetAgentHistory',
+    summary: 'The agent-chain changes of one transaction, oldest first.',
+  })
+  @TRANSACTION_ID
+  @WireResponse(AgentAssignmentDto, {
+    list: true,
+    description: 'The changes (ArrayOfAgentAssignment in XML).',
+  })
+  @WireErrors(304, 400, 404, 500, 503)
   getAgentHistory(
     @Param('transaction_id', Int32ParamPipe) transactionId: number,
   ): Promise<AgentAssignmentDto[]> {

@@ -2,6 +2,8 @@ import { type BoundRecord, type WireReader } from './wire-codec';
 import { MalformedBodyError } from './wire-errors';
 import { type WireModel, wireModelOf } from './wire-model';
 
+export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
+
 /** Most parameters a form may carry: a Transaction with a long checklist stays far below it. */
 export const MAX_FORM_PARAMETERS = 1000;
 
@@ -69,7 +71,7 @@ function bindScalars(model: WireModel, values: ReadonlyMap<string, string>): Bou
  * first gap.
  */
 export class FormReader implements WireReader {
-  readonly requestTypes = ['application/x-www-form-urlencoded'];
+  readonly requestTypes = [FORM_MEDIA_TYPE];
 
   decode(text: string, model: WireModel): BoundRecord {
     const fields = readFields(text);

@@ -9,6 +9,9 @@ import {
 import { MalformedBodyError } from './wire-errors';
 import { type WireModel, wireModelOf } from './wire-model';
 
+export const JSON_MEDIA_TYPES = ['application/json', 'text/json'] as const;
+export const PROBLEM_JSON = 'application/problem+json';
+
 function depthExceeds(value: unknown, limit: number): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (limit === 0) return true;
@@ -70,9 +73,9 @@ function toJsonValue(model: WireModel, record: object): Record<string, unknown> 
 
 /** Json.NET's formats: `application/json` and `text/json`; errors as RFC 9457 problem details. */
 export class JsonCodec implements WireReader, WireWriter {
-  readonly requestTypes = ['application/json', 'text/json'];
-  readonly responseTypes = ['application/json', 'text/json'];
-  readonly errorType = 'application/problem+json';
+  readonly requestTypes = JSON_MEDIA_TYPES;
+  readonly responseTypes = JSON_MEDIA_TYPES;
+  readonly errorType = PROBLEM_JSON;
 
   decode(text: string, model: WireModel): BoundRecord {
     const parsed = parseDocument(text);
@@ -114,6 +117,7 @@ export class JsonCodec implements WireReader, WireWriter {
       detail: error.message,
       Message: error.message,
       ...(error.modelState && { ModelState: error.modelState }),
+      ...(error.requestId && { requestId: error.requestId }),
     });
   }
 }

@@ -13,6 +13,8 @@ export interface WireErrorBody {
   /** The legacy `Message`. */
   readonly message: string;
   readonly modelState?: ModelState;
+  /** The request's X-Request-Id, so a client's report can be found in the logs. */
+  readonly requestId?: string;
 }
 
 export interface WireResponseFormat {

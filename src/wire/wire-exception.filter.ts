@@ -7,6 +7,7 @@ import {
   NotFoundException,
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
+import { STATUS_CODES } from 'node:http';
 import { DomainError, type DomainErrorKind } from '../common/domain-error';
 import { requestMediaType } from './wire-body';
 import { type WireErrorBody } from './wire-codec';
@@ -73,7 +74,10 @@ export class WireExceptionFilter implements ExceptionFilter {
       `${format.writer.errorType ?? format.mediaType}; charset=utf-8`,
     );
     response.setHeader('Vary', 'Accept');
-    response.send(format.writer.encodeError(body));
+    const requestId = (request as { id?: unknown }).id;
+    response.send(
+      format.writer.encodeError(typeof requestId === 'string' ? { ...body, requestId } : body),
+    );
   }
 
   private describe(exception: unknown, request: Request): DescribedError {
@@ -95,10 +99,10 @@ export class WireExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof NotFoundException) return this.describeUnmatched(request);
     if (exception instanceof HttpException && exception.getStatus() < 500) {
+      // Raised by the framework itself (a path that cannot be decoded, say): described by its status alone.
       const status = exception.getStatus();
-      return {
-        body: { status, code: `http_${status}`, title: exception.name, message: exception.message },
-      };
+      const title = STATUS_CODES[status] ?? 'Client error';
+      return { body: { status, code: `http_${status}`, title, message: `${title}.` } };
     }
     return { body: INTERNAL_ERROR };
   }

@@ -1,7 +1,13 @@
+import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ValidateBy, ValidateIf, ValidateNested, type ValidationArguments } from 'class-validator';
 import { parseWireDate, isStorableDate } from './wire-date';
-import { registerWireMember, type WireClass, type WireScalarKind } from './wire-model';
+import {
+  registerWireMember,
+  type WireClass,
+  type WireScalarKind,
+  type WireScalarMember,
+} from './wire-model';
 
 /** Declared decimals are DECIMAL(15,4): every such value round-trips exactly through a double. */
 export const DECIMAL_PRECISION = 15;
@@ -99,7 +105,7 @@ function validIfPresent(
 }
 
 /** `present, not null, not empty or white space`, as DataAnnotations' [Required]. */
-export function Required(): PropertyDecorator {
+function Required(): PropertyDecorator {
   return ValidateBy({
     name: 'wireRequired',
     validator: {
@@ -126,6 +132,40 @@ function MaxLength(max: number): PropertyDecorator {
   );
 }
 
+const DECIMAL_MAX = Number(
+  `${'9'.repeat(DECIMAL_PRECISION - DECIMAL_SCALE)}.${'9'.repeat(DECIMAL_SCALE)}`,
+);
+
+/** The OpenAPI schema of a member: what validation enforces, stated for generated clients. */
+function openApiSchema(member: WireScalarMember): ApiPropertyOptions {
+  const common = { required: member.required, nullable: !member.required };
+  switch (member.kind) {
+    case 'int':
+      return {
+        ...common,
+        type: 'integer',
+        format: 'int32',
+        minimum: member.min ?? INT32_MIN,
+        maximum: member.max ?? INT32_MAX,
+      };
+    case 'decimal':
+      return {
+        ...common,
+        type: 'number',
+        format: 'decimal',
+        multipleOf: 10 ** -DECIMAL_SCALE,
+        minimum: member.min ?? -DECIMAL_MAX,
+        maximum: member.max ?? DECIMAL_MAX,
+      };
+    case 'string':
+      return { ...common, type: 'string', maxLength: member.maxLength };
+    case 'boolean':
+      return { ...common, type: 'boolean' };
+    case 'date':
+      return { ...common, type: 'string', format: 'date-time' };
+  }
+}
+
 export interface ScalarFieldOptions {
   required?: boolean;
   /** Inclusive bounds, as the seed's [Range] attributes. */
@@ -144,14 +184,16 @@ function ScalarField(kind: WireScalarKind, options: ScalarFieldOptions = {}): Pr
     const name = String(key);
     const maxLength = kind === 'string' ? (options.maxLength ?? DEFAULT_TEXT_LENGTH) : undefined;
     const required = options.required ?? false;
-    registerWireMember(target, {
+    const member: WireScalarMember = {
       name,
       kind,
       required,
       min: options.min,
       max: options.max,
       maxLength,
-    });
+    };
+    registerWireMember(target, member);
+    ApiProperty(openApiSchema(member))(target, key);
     const coerce = COERCIONS[kind];
     Transform(({ value }) => coerce(value))(target, key);
     const rules: PropertyDecorator[] = [];
@@ -174,13 +216,21 @@ export const DateField = () => ScalarField('date');
 export function ListField(item: () => WireClass): PropertyDecorator {
   return (target, key) => {
     registerWireMember(target, { name: String(key), kind: 'list', item });
+    ApiProperty({
+      type: item,
+      isArray: true,
+      required: false,
+      nullable: true,
+      xml: { name: String(key), wrapped: true },
+    })(target, key);
     Type(item)(target, key);
     // A null list is a value like any other null; class-validator would still try to descend into it.
     ValidateIf((_, value) => !isAbsent(value))(target, key);
     ValidateBy({
       name: 'wireList',
       validator: {
-        validate: (value: unknown) => Array.isArray(value) && value.every((entry) => entry instanceof item()),
+        validate: (value: unknown) =>
+          Array.isArray(value) && value.every((entry) => entry instanceof item()),
         defaultMessage: invalidValue,
       },
     })(target, key);

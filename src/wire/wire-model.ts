@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { ApiSchema } from '@nestjs/swagger';
 
 /** The kinds of value a wire member can hold; each has one coercion, one validator and one writer. */
 export type WireScalarKind = 'int' | 'decimal' | 'string' | 'boolean' | 'date';
@@ -36,6 +37,8 @@ export interface WireModelOptions {
    * the default; a model whose legacy contract set an explicit order lists its member names here.
    */
   readonly xmlOrder?: readonly string[];
+  /** Its component name in the OpenAPI document, when it differs from `name`. */
+  readonly schemaName?: string;
 }
 
 /** A DTO's wire shape: read by every codec, the body pipe and the OpenAPI document. */
@@ -50,10 +53,16 @@ export interface WireModel {
   readonly collectionName: string;
   /** Key prefix of validation messages, as the legacy action parameter: `transaction`. */
   readonly parameterName: string;
+  /** Its component name in the OpenAPI document. */
+  readonly schemaName: string;
 }
 
 const MEMBERS = Symbol('wire:members');
 const MODEL = Symbol('wire:model');
+const DECLARED_MODELS: WireModel[] = [];
+
+/** Every declared wire model, for the OpenAPI document. */
+export const declaredWireModels = (): readonly WireModel[] => DECLARED_MODELS;
 
 /** Registers a member on the class being declared; a subclass redeclaring a member keeps its position. */
 export function registerWireMember(prototype: object, member: WireMember): void {
@@ -97,8 +106,11 @@ export function WireRecord(options: WireModelOptions): ClassDecorator {
       xmlMembers,
       collectionName: `ArrayOf${options.name}`,
       parameterName: options.name.charAt(0).toLowerCase() + options.name.slice(1),
+      schemaName: options.schemaName ?? options.name,
     };
     Reflect.defineMetadata(MODEL, model, type);
+    DECLARED_MODELS.push(model);
+    ApiSchema({ name: model.schemaName })(target);
   };
 }
 

@@ -1,5 +1,23 @@
-import { SetMetadata } from '@nestjs/common';
-import { type WireClass } from './wire-model';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiExtraModels,
+  ApiProduces,
+  ApiResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import {
+  type ContentObject,
+  type MediaTypeObject,
+  type ReferenceObject,
+  type SchemaObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { FORM_MEDIA_TYPE } from './form.codec';
+import { JSON_MEDIA_TYPES, PROBLEM_JSON } from './json.codec';
+import { LegacyErrorSchema, ProblemDetailsSchema } from './wire-error.schemas';
+import { type WireClass, wireModelOf } from './wire-model';
+import { XML_MEDIA_TYPES } from './xml.codec';
 
 export const WIRE_RESPONSE = Symbol('wire:response');
 
@@ -9,6 +27,87 @@ export interface WireResponseOptions {
   readonly list: boolean;
 }
 
-/** Declares a route's body: the interceptor writes it in the negotiated format. */
-export const WireResponse = (type: WireClass, options: { list?: boolean } = {}) =>
-  SetMetadata(WIRE_RESPONSE, { type, list: options.list ?? false } satisfies WireResponseOptions);
+const RESPONSE_TYPES = [...JSON_MEDIA_TYPES, ...XML_MEDIA_TYPES];
+const REQUEST_TYPES = [...RESPONSE_TYPES, FORM_MEDIA_TYPE];
+
+/** The same schema under each media type. */
+function contentOf(
+  mediaTypes: readonly string[],
+  schema: SchemaObject | ReferenceObject,
+): ContentObject {
+  return Object.fromEntries(
+    mediaTypes.map((mediaType): [string, MediaTypeObject] => [mediaType, { schema }]),
+  );
+}
+
+function bodySchemas(type: WireClass, list: boolean): ContentObject {
+  const model = wireModelOf(type);
+  const record = { $ref: getSchemaPath(model.schemaName) };
+  const json = list ? { type: 'array', items: record } : record;
+  const xml = list
+    ? { type: 'array', items: record, xml: { name: model.collectionName, wrapped: true } }
+    : record;
+  return { ...contentOf(JSON_MEDIA_TYPES, json), ...contentOf(XML_MEDIA_TYPES, xml) };
+}
+
+/**
+ * Declares a route's body: the interceptor writes it in the negotiated format, and the OpenAPI
+ * document lists it under every response media type.
+ */
+export const WireResponse = (type: WireClass, options: { list?: boolean; description: string }) =>
+  applyDecorators(
+    SetMetadata(WIRE_RESPONSE, { type, list: options.list ?? false } satisfies WireResponseOptions),
+    ApiExtraModels(type),
+    ApiProduces(...RESPONSE_TYPES),
+    ApiResponse({
+      status: 200,
+      description: options.description,
+      content: bodySchemas(type, options.list ?? false),
+      headers: {
+        ETag: {
+          description: 'Strong entity tag of this representation.',
+          schema: { type: 'string' },
+        },
+      },
+    }),
+  );
+
+/** Documents a request body read by the wire layer, under every request media type. */
+export const WireRequestBody = (type: WireClass, description: string) =>
+  applyDecorators(
+    ApiExtraModels(type),
+    ApiConsumes(...REQUEST_TYPES),
+    ApiBody({ type, description }),
+  );
+
+const ERROR_DESCRIPTIONS = {
+  304: 'Not modified: the If-None-Match header carries the current ETag.',
+  400: 'The body or a route parameter is invalid; ModelState names every violation.',
+  404: 'No such transaction.',
+  409: 'The transaction is locked.',
+  412: 'If-Match no longer matches the transaction ETag.',
+  413: 'The body is larger than the limit.',
+  415: 'The body has an unsupported media type.',
+  500: 'An unexpected error; nothing internal is disclosed.',
+  503: 'The database is unreachable; retry after Retry-After seconds.',
+} as const;
+
+export type WireErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
+
+/** Documents the error answers of a route, each as problem details and as a legacy XML Error. */
+export const WireErrors = (...statuses: WireErrorStatus[]) =>
+  applyDecorators(
+    ApiExtraModels(ProblemDetailsSchema, LegacyErrorSchema),
+    ...statuses.map((status) =>
+      status === 304
+        ? ApiResponse({ status, description: ERROR_DESCRIPTIONS[status] })
+        : ApiResponse({
+            status,
+            description: ERROR_DESCRIPTIONS[status],
+            content: {
+              ...contentOf([PROBLEM_JSON], { $ref: getSchemaPath(ProblemDetailsSchema) }),
+              ...contentOf(XML_MEDIA_TYPES, { $ref: getSchemaPath(LegacyErrorSchema) }),
+            },
+          }),
+    ),
+  );

@@ -12,6 +12,7 @@ import { MalformedBodyError } from './wire-errors';
 import { type WireModel, wireModelOf } from './wire-model';
 import { encodeLocalName } from './xml-names';
 
+export const XML_MEDIA_TYPES = ['application/xml', 'text/xml'] as const;
 export const XML_SCHEMA_INSTANCE = 'http://www.w3.org/2001/XMLSchema-instance';
 
 /** One parsed element: its text, whether it is `i:nil`, and its child elements by local name. */
@@ -139,8 +140,8 @@ function scalarText(value: unknown): string {
 
 /** DataContractSerializer's output: no declaration, ordinal member order, `i:nil`, wrapped lists. */
 export class XmlCodec implements WireReader, WireWriter {
-  readonly requestTypes = ['application/xml', 'text/xml'];
-  readonly responseTypes = ['application/xml', 'text/xml'];
+  readonly requestTypes = XML_MEDIA_TYPES;
+  readonly responseTypes = XML_MEDIA_TYPES;
   private readonly rootAttributes: string;
 
   constructor(namespace: string) {

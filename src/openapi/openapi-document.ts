@@ -1,0 +1,55 @@
+import { type INestApplication } from '@nestjs/common';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { type AppConfig } from '../config/app-config';
+import { declaredWireModels } from '../wire/wire-model';
+
+const DESCRIPTION =
+  'Property sales transactions and their document requirements. Every operation speaks JSON ' +
+  '(application/json, text/json) and XML (application/xml, text/xml, DataContractSerializer shapes), and ' +
+  'takes form posts; errors are application/problem+json with the legacy Message and ModelState members, ' +
+  'or the legacy XML Error.';
+
+/** Object keys sorted, except schema `properties`, whose order is the JSON member order of the wire. */
+function canonical(value: unknown, parentKey?: string): unknown {
+  if (Array.isArray(value)) return value.map((item) => canonical(item));
+  if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (parentKey !== 'properties') entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries.map(([key, child]) => [key, canonical(child, key)]));
+}
+
+/**
+ * The OpenAPI 3 document of the running routes, from the same decorators that validate and write the
+ * wire; XML names and the namespace come from the wire models. Deterministic, so it can be committed.
+ */
+export function createOpenApiDocument(
+  app: INestApplication,
+  config: AppConfig,
+  version: string,
+): OpenAPIObject {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Property Sales Service')
+      .setDescription(DESCRIPTION)
+      .setVersion(version)
+      .build(),
+  );
+  const schemas = document.components?.schemas ?? {};
+  for (const model of declaredWireModels()) {
+    const schema = schemas[model.schemaName];
+    if (schema && !('$ref' in schema))
+      schema.xml = { name: model.name, namespace: config.xmlNamespace };
+  }
+  const legacyError = schemas.LegacyError;
+  if (legacyError && !('$ref' in legacyError)) legacyError.xml = { name: 'Error' };
+  return canonical(document) as OpenAPIObject;
+}
+
+/** Serves the document at `/swagger-json` and the UI at `/swagger`, outside the API prefix. */
+export function serveOpenApi(app: INestApplication, document: OpenAPIObject): void {
+  SwaggerModule.setup('swagger', app, document, {
+    jsonDocumentUrl: 'swagger-json',
+    yamlDocumentUrl: 'swagger-yaml',
+  });
+}
