@@ -30,6 +30,7 @@ export class RunningApp {
       DATABASE_URL: databaseUrl,
       DEMO_DATA: 'false',
       MIGRATIONS_RUN: 'true',
+      LOG_LEVEL: 'silent',
       ...env,
     });
     const app = await createApp(config, { logger: false });

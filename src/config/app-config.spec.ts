@@ -1,0 +1,174 @@
+import { resolve } from 'node:path';
+import { ConfigurationError, loadAppConfig } from './app-config';
+
+/** The ConfigurationError a bad environment raises; fails the test when none is raised. */
+function configurationErrorOf(env: Record<string, string | undefined>): ConfigurationError {
+  try {
+    loadAppConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigurationError) return error;
+    throw error;
+  }
+  throw new Error(`loadAppConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadAppConfig', () => {
+  it('runs with no variables at all, on the defaults', () => {
+    const config = loadAppConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      apiPrefix: 'api',
+      timeZone: 'UTC',
+      xmlNamespace: 'http://schemas.datacontract.org/2004/07/PropertySales.Models',
+      bodyLimitBytes: 1024 * 1024,
+      database: {
+        kind: 'sqlite',
+        path: resolve('data/property-sales.sqlite'),
+        demoData: true,
+      },
+    });
+  });
+
+  it('treats an empty or blank variable as unset where a default exists', () => {
+    const config = loadAppConfig({ PORT: '', DATABASE_URL: '   ', DEMO_DATA: '' });
+    expect(config.port).toBe(3000);
+    expect(config.database).toEqual({
+      kind: 'sqlite',
+      path: resolve('data/property-sales.sqlite'),
+      demoData: true,
+    });
+  });
+
+  it('reads each variable it is given', () => {
+    const config = loadAppConfig({
+      PORT: '8080',
+      APP_TIMEZONE: 'Asia/Manila',
+      XML_NAMESPACE: 'http://example.com/ns',
+      BODY_LIMIT: '512kb',
+      DEMO_DATA: 'false',
+    });
+    expect(config.port).toBe(8080);
+    expect(config.timeZone).toBe('Asia/Manila');
+    expect(config.xmlNamespace).toBe('http://example.com/ns');
+    expect(config.bodyLimitBytes).toBe(512 * 1024);
+    expect(config.database).toMatchObject({ kind: 'sqlite', demoData: false });
+  });
+
+  it.each([
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['false', false],
+    ['False', false],
+    ['0', false],
+  ])('reads DEMO_DATA=%s as %s', (value, expected) => {
+    expect(loadAppConfig({ DEMO_DATA: value }).database).toMatchObject({ demoData: expected });
+  });
+
+  describe('refuses a bad value, naming the variable and the value', () => {
+    it.each([
+      ['PORT', 'abc'],
+      ['PORT', '70000'],
+      ['PORT', '0'],
+      ['PORT', '-1'],
+      ['PORT', '80.5'],
+      ['APP_TIMEZONE', 'Mars/Base'],
+      ['DATABASE_URL', 'ftp://x'],
+      ['DATABASE_URL', 'mysql://user@host:3306'],
+      ['DATABASE_URL', 'postgres://user@host:5432/db'],
+      ['DATABASE_URL', 'sqlite:'],
+      ['DEMO_DATA', 'maybe'],
+      ['MIGRATIONS_RUN', 'yes please'],
+      ['BODY_LIMIT', 'lots'],
+      ['BODY_LIMIT', '0'],
+      ['XML_NAMESPACE', 'not a uri'],
+      ['API_PREFIX', 'api v1'],
+    ])('%s=%s', (name, value) => {
+      const error = configurationErrorOf({ [name]: value });
+      expect(error.problems).toHaveLength(1);
+      expect(error.problems[0]).toContain(name);
+      expect(error.problems[0]).toContain(`'${value}'`);
+      expect(error.message).toContain(name);
+    });
+  });
+
+  it('reports every bad variable at once', () => {
+    const error = configurationErrorOf({
+      PORT: 'abc',
+      APP_TIMEZONE: 'Mars/Base',
+      DATABASE_URL: 'ftp://x',
+      DEMO_DATA: 'maybe',
+      BODY_LIMIT: 'lots',
+    });
+    expect(error.problems).toHaveLength(5);
+    for (const name of ['PORT', 'APP_TIMEZONE', 'DATABASE_URL', 'DEMO_DATA', 'BODY_LIMIT']) {
+      expect(error.message).toContain(name);
+    }
+  });
+
+  describe('DATABASE_URL', () => {
+    it('takes mysql:// as MySQL, keeping the URL, without migrating at start by default', () => {
+      const url = 'mysql://user:secret@db.example.com:3306/sales';
+      expect(loadAppConfig({ DATABASE_URL: url }).database).toEqual({
+        kind: 'mysql',
+        flavour: 'mysql',
+        url,
+        migrationsRun: false,
+      });
+    });
+
+    it('takes mariadb:// as the MariaDB flavour, handing mysql2 a mysql:// URL', () => {
+      const database = loadAppConfig({
+        DATABASE_URL: 'mariadb://user:secret@db.example.com:3306/sales',
+      }).database;
+      expect(database).toEqual({
+        kind: 'mysql',
+        flavour: 'mariadb',
+        url: 'mysql://user:secret@db.example.com:3306/sales',
+        migrationsRun: false,
+      });
+    });
+
+    it('migrates MySQL at start only with MIGRATIONS_RUN=true', () => {
+      const database = loadAppConfig({
+        DATABASE_URL: 'mysql://user@host:3306/sales',
+        MIGRATIONS_RUN: 'true',
+      }).database;
+      expect(database).toMatchObject({ kind: 'mysql', migrationsRun: true });
+    });
+
+    it('keeps sqlite::memory: in memory', () => {
+      expect(loadAppConfig({ DATABASE_URL: 'sqlite::memory:' }).database).toEqual({
+        kind: 'sqlite',
+        path: ':memory:',
+        demoData: true,
+      });
+    });
+
+    it('names another SQLite file, relative to the working directory or absolute', () => {
+      expect(loadAppConfig({ DATABASE_URL: 'sqlite:other/sales.db' }).database).toMatchObject({
+        kind: 'sqlite',
+        path: resolve('other/sales.db'),
+      });
+      expect(loadAppConfig({ DATABASE_URL: 'sqlite:/var/lib/sales.db' }).database).toMatchObject({
+        kind: 'sqlite',
+        path: '/var/lib/sales.db',
+      });
+    });
+  });
+
+  describe('API_PREFIX', () => {
+    it.each([
+      ['api', 'api'],
+      ['/api', 'api'],
+      ['api/', 'api'],
+      ['/v1/sales/', 'v1/sales'],
+      ['//v1/sales//', 'v1/sales'],
+      [' /api ', 'api'],
+      ['', ''],
+      ['/', ''],
+    ])('reads %j as %j', (value, expected) => {
+      expect(loadAppConfig({ API_PREFIX: value }).apiPrefix).toBe(expected);
+    });
+  });
+});

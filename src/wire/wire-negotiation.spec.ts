@@ -1,0 +1,142 @@
+import { JsonCodec } from './json.codec';
+import { type WireWriter } from './wire-codec';
+import { WireFormats } from './wire-negotiation';
+
+/** A second writer after JSON, as Web API's XML formatter follows its JSON one. */
+const xmlLikeWriter: WireWriter = {
+  responseTypes: ['application/xml', 'text/xml'],
+  encode: () => '<x />',
+  encodeError: () => '<Error />',
+};
+
+describe('WireFormats with the JSON codec', () => {
+  const json = new JsonCodec();
+  const formats = new WireFormats([json], [json]);
+  const responseType = (accept: string | undefined) => formats.forResponse(accept).mediaType;
+  const errorType = (accept: string | undefined, requestType: string | undefined) =>
+    formats.forError(accept, requestType).mediaType;
+
+  describe('forResponse', () => {
+    it('writes JSON when there is no Accept header, or an empty one', () => {
+      expect(responseType(undefined)).toBe('application/json');
+      expect(responseType('')).toBe('application/json');
+    });
+
+    it('writes application/json for */* alone', () => {
+      expect(responseType('*/*')).toBe('application/json');
+      expect(responseType('*/*;q=0.3')).toBe('application/json');
+    });
+
+    it('writes exactly the JSON type that was asked for', () => {
+      expect(responseType('application/json')).toBe('application/json');
+      expect(responseType('text/json')).toBe('text/json');
+    });
+
+    it('writes text/json for text/*', () => {
+      expect(responseType('text/*')).toBe('text/json');
+      expect(responseType('application/*')).toBe('application/json');
+    });
+
+    it('reads media ranges case-insensitively and ignores parameters other than q', () => {
+      expect(responseType('TEXT/JSON')).toBe('text/json');
+      expect(responseType('text/json; charset=utf-8')).toBe('text/json');
+      expect(responseType(' text/json ;q=1 , image/png')).toBe('text/json');
+    });
+
+    it('prefers JSON on a tie, whatever order the header lists them in', () => {
+      expect(responseType('text/json, application/json')).toBe('application/json');
+      expect(responseType('text/json;q=0.5, application/json;q=0.5')).toBe('application/json');
+    });
+
+    it('honours q-values over the order of the header and over JSON first', () => {
+      expect(responseType('application/json;q=0.5, text/json;q=0.9')).toBe('text/json');
+      expect(responseType('application/json;q=0.8, text/json')).toBe('text/json');
+      expect(responseType('text/json;q=0.1, */*;q=0.5')).toBe('application/json');
+      expect(responseType('text/*;q=0.6, application/json;q=0.4')).toBe('text/json');
+    });
+
+    it('takes the q of the most specific range that names a type', () => {
+      // text/json is named explicitly at q=0.2, which overrides the broader text/* at q=1.
+      expect(responseType('text/*, text/json;q=0.2, application/json;q=0.5')).toBe(
+        'application/json',
+      );
+    });
+
+    it('excludes a type given q=0', () => {
+      expect(responseType('application/json;q=0, */*')).toBe('text/json');
+      expect(responseType('text/json;q=0, text/*')).toBe('application/json');
+    });
+
+    it('falls back to JSON, never refusing, when nothing named is written here', () => {
+      expect(responseType('image/png')).toBe('application/json');
+      expect(responseType('application/pdf, image/*;q=0.8')).toBe('application/json');
+      expect(responseType('application/json;q=0, text/json;q=0')).toBe('application/json');
+      expect(responseType('nonsense')).toBe('application/json');
+      expect(responseType(',,;q=')).toBe('application/json');
+    });
+
+    it('hands back the JSON codec with the chosen type', () => {
+      const format = formats.forResponse('text/json');
+      expect(format.writer).toBe(json);
+      expect(format.writer.errorType).toBe('application/problem+json');
+    });
+  });
+
+  describe('forError', () => {
+    it('follows an Accept header that names a type specifically', () => {
+      expect(errorType('text/json', 'application/json')).toBe('text/json');
+      expect(errorType('application/json', 'text/json')).toBe('application/json');
+      expect(errorType('text/*', 'application/json')).toBe('text/json');
+    });
+
+    it("falls back to the request body's media type when Accept names nothing specific", () => {
+      expect(errorType(undefined, 'text/json')).toBe('text/json');
+      expect(errorType('*/*', 'text/json')).toBe('text/json');
+      expect(errorType('image/png', 'text/json')).toBe('text/json');
+      expect(errorType(undefined, 'application/json')).toBe('application/json');
+    });
+
+    it('writes JSON when neither Accept nor the request body says anything usable', () => {
+      expect(errorType(undefined, undefined)).toBe('application/json');
+      expect(errorType('*/*', 'text/plain')).toBe('application/json');
+      expect(errorType('image/png', undefined)).toBe('application/json');
+    });
+  });
+
+  describe('readerFor', () => {
+    it('reads both JSON media types and nothing else', () => {
+      expect(formats.readerFor('application/json')).toBe(json);
+      expect(formats.readerFor('text/json')).toBe(json);
+      expect(formats.readerFor('text/plain')).toBeUndefined();
+      expect(formats.readerFor('application/octet-stream')).toBeUndefined();
+    });
+  });
+});
+
+describe('WireFormats with JSON and a second writer after it', () => {
+  const json = new JsonCodec();
+  const formats = new WireFormats([json], [json, xmlLikeWriter]);
+  const responseType = (accept: string | undefined) => formats.forResponse(accept).mediaType;
+
+  it('lets JSON win every tie, being first', () => {
+    expect(responseType(undefined)).toBe('application/json');
+    expect(responseType('*/*')).toBe('application/json');
+    expect(responseType('application/xml, application/json')).toBe('application/json');
+    expect(responseType('application/*')).toBe('application/json');
+  });
+
+  it('picks the other writer when the Accept header prefers it', () => {
+    expect(responseType('application/xml')).toBe('application/xml');
+    expect(responseType('text/xml')).toBe('text/xml');
+    expect(responseType('application/json;q=0.5, application/xml')).toBe('application/xml');
+    expect(responseType('text/*, text/json;q=0.1')).toBe('text/xml');
+  });
+
+  it("writes an error in the request's format when Accept names none specifically", () => {
+    expect(formats.forError('*/*', 'application/xml').mediaType).toBe('application/xml');
+    expect(formats.forError(undefined, 'text/xml').mediaType).toBe('text/xml');
+    expect(formats.forError('application/json', 'application/xml').mediaType).toBe(
+      'application/json',
+    );
+  });
+});

@@ -1,0 +1,236 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { type CommandResult, IMPORT_MAIN, runNode } from './support/processes';
+import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
+
+type Json = Record<string, unknown>;
+
+const USAGE = /usage: npm run data:import -- \[--requirements FILE\] \[--transactions FILE\]/;
+
+/** `  requirement types: 3 created, 0 updated` as the summary writes it. */
+const summaryLine = (what: string, created: number, updated: number) =>
+  `${what}: ${created} created, ${updated} updated`;
+
+describeOnEachDatabase('npm run data:import', (context: SuiteContext) => {
+  let directory: string;
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'property-sales-import-'));
+  });
+
+  afterAll(async () => {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  /** Writes a fixture file into the suite's temp directory and returns its path. */
+  const fixture = async (name: string, content: unknown): Promise<string> => {
+    const path = join(directory, name);
+    await writeFile(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+    return path;
+  };
+
+  const runImport = (...args: string[]): Promise<CommandResult> =>
+    runNode(IMPORT_MAIN, args, {
+      env: { DATABASE_URL: context.database.url, MIGRATIONS_RUN: 'true' },
+    });
+
+  const requirements = async () =>
+    (await context.http.get('/api/Requirement/GetRequirements').expect(200)).body as Json[];
+
+  const transaction = (id: number) => context.http.get(`/api/Transaction/GetTransaction/${id}`);
+
+  describe('refuses to start without a usable command line', () => {
+    it('prints the usage and exits 2 when no file is named', async () => {
+      const result = await runImport();
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(USAGE);
+      expect(result.stdout).toBe('');
+    });
+
+    it('names an unknown flag, prints the usage and exits 2', async () => {
+      const path = await fixture('unused.json', []);
+      const result = await runImport('--requirements', path, '--everything', 'x');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('--everything');
+      expect(result.stderr).toMatch(USAGE);
+      expect(result.stdout).toBe('');
+    });
+
+    it('names a file that cannot be read and exits 1', async () => {
+      const missing = join(directory, 'no-such-file.json');
+      const result = await runImport('--requirements', missing);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(missing);
+      expect(result.stdout).not.toContain('Import complete');
+      expect(await requirements()).toEqual([]);
+    });
+  });
+
+  describe('loads files', () => {
+    let catalogueFile: string;
+    let transactionsFile: string;
+
+    beforeAll(async () => {
+      catalogueFile = await fixture('catalogue.json', CATALOGUE);
+      transactionsFile = await fixture('transactions.json', [
+        transactionRecord(1),
+        transactionRecord(2, { financetype: 'Bank Financing', requirements: [] }),
+      ]);
+    });
+
+    it('loads the catalogue alone: summary on stdout, progress on stderr', async () => {
+      const result = await runImport('--requirements', catalogueFile);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('Import complete');
+      expect(result.stdout).toContain(summaryLine('requirement types', 3, 0));
+      expect(result.stdout).toContain(summaryLine('acquisition records', 3, 0));
+      expect(result.stdout).toContain(summaryLine('transactions', 0, 0));
+      expect(result.stderr).toContain(catalogueFile);
+      expect(result.stderr).not.toContain('Import complete');
+      expect(result.stdout).not.toContain(catalogueFile);
+
+      const stored = await requirements();
+      expect(stored.map((type) => type.requirement_type_id)).toEqual([1, 2, 3]);
+      expect(stored[0]).toMatchObject({
+        description: 'Cash',
+        stamp: '2026-01-15T01:00:00+00:00',
+        Acquisition: [
+          { requirement_id: 11, requirement_type_id: 1, requirement_description: 'Valid ID' },
+          { requirement_id: 12, requirement_type_id: 1, required: 'Optional' },
+        ],
+      });
+      await transaction(1).expect(404);
+    });
+
+    it('loads transactions alone, against the stored catalogue', async () => {
+      const result = await runImport('--transactions', transactionsFile);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(summaryLine('transactions', 2, 0));
+      expect(result.stdout).toContain(summaryLine('requirement types', 0, 0));
+      expect(result.stderr).toContain(transactionsFile);
+
+      const first = (await transaction(1).expect(200)).body as Json;
+      expect(first).toMatchObject({
+        transaction_id: 1,
+        downpayment: 570000.1234,
+        brokername: 'Ramon Dela Cruz',
+        stamp: '2026-02-20T08:45:00+00:00',
+      });
+      expect((first.requirements as Json[]).map((item) => item.requirement_id)).toEqual([11, 12]);
+      expect((await transaction(2).expect(200)).body).toMatchObject({
+        financetype: 'Bank Financing',
+        requirements: [],
+      });
+    });
+
+    it('loads both again to the same data: nothing created, everything updated', async () => {
+      const catalogueBefore = (await context.http.get('/api/Requirement/GetRequirements')).text;
+      const transactionsBefore = [(await transaction(1)).text, (await transaction(2)).text];
+
+      const result = await runImport(
+        '--requirements',
+        catalogueFile,
+        '--transactions',
+        transactionsFile,
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(summaryLine('requirement types', 0, 3));
+      expect(result.stdout).toContain(summaryLine('acquisition records', 0, 3));
+      expect(result.stdout).toContain(summaryLine('transactions', 0, 2));
+      expect(result.stderr).toContain(catalogueFile);
+      expect(result.stderr).toContain(transactionsFile);
+
+      expect((await context.http.get('/api/Requirement/GetRequirements')).text).toBe(
+        catalogueBefore,
+      );
+      expect([(await transaction(1)).text, (await transaction(2)).text]).toEqual(
+        transactionsBefore,
+      );
+    });
+
+    it('reads the XML the service writes, to the same data', async () => {
+      const catalogueJson = (await context.http.get('/api/Requirement/GetRequirements')).text;
+      const catalogueXml = await context.http
+        .get('/api/Requirement/GetRequirements')
+        .set('Accept', 'application/xml')
+        .expect(200);
+      const path = await fixture('catalogue.xml', catalogueXml.text);
+      const result = await runImport('--requirements', path);
+      expect({ code: result.code, stderr: result.stderr }).toEqual({
+        code: 0,
+        stderr: expect.any(String),
+      });
+      expect(result.stdout).toContain(summaryLine('requirement types', 0, 3));
+      expect((await context.http.get('/api/Requirement/GetRequirements')).text).toBe(catalogueJson);
+    });
+  });
+
+  describe('imports all or nothing', () => {
+    it('refuses an invalid record, naming the file, the record, its id and the field, and writes nothing', async () => {
+      const catalogueBefore = (await context.http.get('/api/Requirement/GetRequirements')).text;
+      const newType = await fixture('new-type.json', [
+        { requirement_type_id: 5, description: 'New type', stamp: null, Acquisition: [] },
+      ]);
+      const invalid = await fixture('invalid-transactions.json', [
+        transactionRecord(10),
+        transactionRecord(11, { loanterm: 0 }),
+        transactionRecord(12),
+      ]);
+      const result = await runImport('--requirements', newType, '--transactions', invalid);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(invalid);
+      // The record, by position and by id, on one line.
+      expect(result.stderr).toMatch(/record 2\D[^\n]*\b11\b/);
+      expect(result.stderr).toContain('transaction.loanterm');
+      expect(result.stdout).not.toContain('Import complete');
+
+      // Not even the records before it, nor the other file.
+      await transaction(10).expect(404);
+      await transaction(12).expect(404);
+      expect((await context.http.get('/api/Requirement/GetRequirements')).text).toBe(
+        catalogueBefore,
+      );
+    });
+
+    it('refuses a checklist item naming an unknown requirement, rolling back what was already written', async () => {
+      const catalogueBefore = (await context.http.get('/api/Requirement/GetRequirements')).text;
+      const transactionBefore = (await transaction(1)).text;
+      // The catalogue file is valid and is written first, inside the same database transaction.
+      const changedCatalogue = await fixture('changed-catalogue.json', [
+        { ...CATALOGUE[0], description: 'Changed' },
+        {
+          requirement_type_id: 6,
+          description: 'Another type',
+          stamp: null,
+          Acquisition: [{ requirement_id: 61, required: 'Required' }],
+        },
+      ]);
+      const unknownRequirement = await fixture('unknown-requirement.json', [
+        transactionRecord(1, { brokername: 'Changed' }),
+        transactionRecord(21, {
+          requirements: [{ requirement_id: 999, submitted: false, stamp: null }],
+        }),
+      ]);
+      const result = await runImport(
+        '--requirements',
+        changedCatalogue,
+        '--transactions',
+        unknownRequirement,
+      );
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(unknownRequirement);
+      expect(result.stderr).toMatch(/record 2\D[^\n]*\b21\b/);
+      expect(result.stderr).toContain('transaction.requirements[0].requirement_id');
+      expect(result.stderr).toContain('999');
+      expect(result.stdout).not.toContain('Import complete');
+
+      expect((await context.http.get('/api/Requirement/GetRequirements')).text).toBe(
+        catalogueBefore,
+      );
+      expect((await transaction(1)).text).toBe(transactionBefore);
+      await transaction(21).expect(404);
+    });
+  });
+});

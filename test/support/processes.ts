@@ -1,0 +1,185 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/** The repository root; the built service and import command live under dist/ (the test command builds it). */
+export const REPO_ROOT = join(__dirname, '..', '..');
+export const SERVICE_MAIN = join(REPO_ROOT, 'dist', 'src', 'main.js');
+export const IMPORT_MAIN = join(REPO_ROOT, 'dist', 'src', 'data-import', 'main.js');
+
+/** Variables of this service that a child must not inherit from the test run by accident. */
+const SERVICE_VARIABLES = [
+  'PORT',
+  'API_PREFIX',
+  'APP_TIMEZONE',
+  'XML_NAMESPACE',
+  'BODY_LIMIT',
+  'DATABASE_URL',
+  'DEMO_DATA',
+  'MIGRATIONS_RUN',
+  'LOG_LEVEL',
+  'LOG_FORMAT',
+  'TRUST_PROXY',
+  'CORS_ORIGINS',
+  'SHUTDOWN_TIMEOUT_MS',
+];
+
+/** The test run's environment without the service's own variables, plus the ones given. */
+export function childEnvironment(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of SERVICE_VARIABLES) delete base[name];
+  return { ...base, ...env };
+}
+
+export interface CommandResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `node script args…` to completion; kills it when it outlives the timeout. */
+export function runNode(
+  script: string,
+  args: readonly string[],
+  options: { env: Record<string, string>; cwd?: string; timeoutMs?: number },
+): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: childEnvironment(options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30000);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** A port nothing listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Answers whether anything gives an HTTP response on the port. */
+function responds(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = httpRequest(
+      { host: '127.0.0.1', port, path: '/', method: 'GET', timeout: 1000 },
+      (response) => {
+        response.resume();
+        resolve(true);
+      },
+    );
+    probe.on('error', () => resolve(false));
+    probe.on('timeout', () => {
+      probe.destroy();
+      resolve(false);
+    });
+    probe.end();
+  });
+}
+
+/** The service started as operators start it: `node dist/src/main.js`, in a working directory. */
+export class ServiceProcess {
+  private stdoutText = '';
+  private stderrText = '';
+  private readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  private constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+  ) {
+    child.stdout?.on('data', (chunk: Buffer) => (this.stdoutText += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (this.stderrText += chunk.toString()));
+    this.exited = new Promise((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+  }
+
+  static start(options: { cwd: string; env: Record<string, string> }): Promise<ServiceProcess> {
+    return freePort().then((port) => {
+      const child = spawn(process.execPath, [SERVICE_MAIN], {
+        cwd: options.cwd,
+        env: childEnvironment({ PORT: String(port), ...options.env }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      return new ServiceProcess(child, port);
+    });
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get output(): string {
+    return `${this.stdoutText}${this.stderrText}`;
+  }
+
+  get stderr(): string {
+    return this.stderrText;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Polls the port until the service answers; fails with its output when it exits or takes too long. */
+  async ready(timeoutMs = 20000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (!this.running) throw new Error(`The service exited before it was ready:\n${this.output}`);
+      if (await responds(this.port)) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`The service was not ready within ${timeoutMs} ms:\n${this.output}`);
+  }
+
+  /** Resolves when the process has exited, or rejects after the timeout. */
+  async exit(timeoutMs = 15000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`The service did not exit within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([this.exited, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Stops the service with SIGTERM, as an orchestrator does, and waits; SIGKILL if it hangs. */
+  async stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (!this.running) return this.exited;
+    this.child.kill('SIGTERM');
+    try {
+      return await this.exit(10000);
+    } catch (error) {
+      this.child.kill('SIGKILL');
+      await this.exited;
+      throw error;
+    }
+  }
+}
