@@ -1,6 +1,10 @@
 import { type Response, type Test } from 'supertest';
+import { TransactionDto } from '../../src/transaction/dto/transaction.dto';
+import { wireModelOf } from '../../src/wire/wire-model';
+import { encodeForm, encodeXml, type FormListStyle } from './client-encoding';
 import { transactionRecord } from './fixtures';
 import { type SuiteContext } from './test-app';
+import { inspectXml } from './xml-inspection';
 
 /**
  * UpdateAgents as clients see it: the body formats a Transaction can be sent in, the request cases
@@ -70,9 +74,51 @@ const jsonFormat = (contentType: string): BodyFormat => ({
   caseSensitiveNames: true,
 });
 
+/** XmlConvert.DecodeName: `transaction.requirements_x005B_0_x005D_.x` back to the ModelState key. */
+const decodeLocalName = (name: string) =>
+  name.replace(/_x([0-9A-F]{4,8})_/g, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16)));
+
+const readXmlError = (text: string): LegacyError => {
+  const root = inspectXml(text);
+  const modelState = root.children.find((element) => element.name === 'ModelState');
+  return {
+    message: root.children.find((element) => element.name === 'Message')?.text,
+    modelState:
+      modelState &&
+      Object.fromEntries(
+        modelState.children.map((entry) => [decodeLocalName(entry.name), [entry.text]]),
+      ),
+  };
+};
+
+const TRANSACTION_MODEL = wireModelOf(TransactionDto);
+
+const xmlFormat = (contentType: string): BodyFormat => ({
+  name: contentType,
+  contentType,
+  encode: (body) => encodeXml(body, TRANSACTION_MODEL),
+  // Without an Accept header, an XML request gets its error in its own media type.
+  errorContentType: `${contentType}; charset=utf-8`,
+  readError: readXmlError,
+  caseSensitiveNames: true,
+});
+
+const formFormat = (style: FormListStyle): BodyFormat => ({
+  name: `application/x-www-form-urlencoded, lists as ${style}`,
+  contentType: 'application/x-www-form-urlencoded',
+  encode: (body) => encodeForm(body, TRANSACTION_MODEL, style),
+  errorContentType: 'application/problem+json; charset=utf-8',
+  readError: readJsonError,
+  caseSensitiveNames: false,
+});
+
 export const BODY_FORMATS: readonly BodyFormat[] = [
   jsonFormat('application/json'),
   jsonFormat('text/json'),
+  xmlFormat('application/xml'),
+  xmlFormat('text/xml'),
+  formFormat('brackets'),
+  formFormat('dots'),
 ];
 
 /** Marks a member a case leaves out of the body entirely (as opposed to sending it as null). */
