@@ -165,6 +165,35 @@ describeOnEachDatabase('npm run data:import', (context: SuiteContext) => {
       expect(result.stdout).toContain(summaryLine('requirement types', 0, 3));
       expect((await context.http.get('/api/Requirement/GetRequirements')).text).toBe(catalogueJson);
     });
+
+    it('reads an ArrayOfTransaction the service writes, to the same data, and names an invalid XML record', async () => {
+      const before = (await transaction(1).expect(200)).text;
+      const single = (await transaction(1).set('Accept', 'application/xml').expect(200)).text;
+      // Each record of the collection as GetTransaction writes it, without the root's declarations.
+      const record = single.replace(/^<Transaction [^>]*>/, '<Transaction>');
+      const document = (records: string[]) =>
+        '<ArrayOfTransaction xmlns:i="http://www.w3.org/2001/XMLSchema-instance" ' +
+        `xmlns="http://schemas.datacontract.org/2004/07/PropertySales.Models">${records.join('')}</ArrayOfTransaction>`;
+      const valid = await runImport(
+        '--transactions',
+        await fixture('transactions.xml', document([record])),
+      );
+      expect(valid.code).toBe(0);
+      expect(valid.stdout).toContain(summaryLine('transactions', 0, 1));
+      expect((await transaction(1).expect(200)).text).toBe(before);
+
+      const broken = record
+        .replace(/<transaction_id>1</, '<transaction_id>77<')
+        .replace(/<loanterm>[^<]*</, '<loanterm>101<');
+      const path = await fixture('invalid-transactions.xml', document([record, broken]));
+      const invalid = await runImport('--transactions', path);
+      expect(invalid.code).toBe(1);
+      expect(invalid.stderr).toMatch(/record 2 \(transaction_id 77\)/);
+      expect(invalid.stderr).toContain(
+        'transaction.loanterm: The field loanterm must be between 1 and 100.',
+      );
+      await transaction(77).expect(404);
+    });
   });
 
   describe('imports all or nothing', () => {
