@@ -3,11 +3,13 @@
 // Type checking is its own step of the test command; ts-jest only transpiles here.
 /** @type {import('jest').Config['transform']} */
 const transform = {
-  '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }],
+  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
 };
 
 /** @type {import('jest').Config} */
 const config = {
+  // e2e suites start services and databases; a unit test never comes near this.
+  testTimeout: 60000,
   projects: [
     {
       displayName: 'unit',
@@ -26,7 +28,6 @@ const config = {
       testRegex: '\\.e2e-spec\\.ts$',
       moduleFileExtensions: ['ts', 'js', 'json'],
       transform,
-      testTimeout: 60000,
     },
   ],
 };

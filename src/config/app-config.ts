@@ -36,6 +36,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const SQLITE_MEMORY = ':memory:';
+export const DEFAULT_XML_NAMESPACE = 'http://schemas.datacontract.org/2004/07/PropertySales.Models';
 export const DEFAULT_SQLITE_PATH = 'data/property-sales.sqlite';
 
 export class ConfigurationError extends Error {
@@ -176,10 +177,7 @@ export function loadAppConfig(env: Environment = process.env): AppConfig {
     isValidTimeZone(timeZone),
     'must be an IANA time zone such as UTC or Asia/Manila',
   );
-  const xmlNamespace = reader.text(
-    'XML_NAMESPACE',
-    'http://schemas.datacontract.org/2004/07/PropertySales.Models',
-  );
+  const xmlNamespace = reader.text('XML_NAMESPACE', DEFAULT_XML_NAMESPACE);
   reader.check('XML_NAMESPACE', URL.canParse(xmlNamespace), 'must be an absolute URI');
   const config: AppConfig = {
     port: reader.integer('PORT', 3000, 1, 65535),

@@ -1,7 +1,11 @@
 import { type INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { type RequestBodyObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { type AppConfig } from '../config/app-config';
+import { JSON_MEDIA_TYPES } from '../wire/json.codec';
 import { declaredWireModels } from '../wire/wire-model';
+import { REQUEST_EXAMPLE_EXTENSION } from '../wire/wire-response.decorator';
+import { XML_MEDIA_TYPES, XmlCodec } from '../wire/xml.codec';
 
 const DESCRIPTION =
   'Property sales transactions and their document requirements. Every operation speaks JSON ' +
@@ -16,6 +20,30 @@ function canonical(value: unknown, parentKey?: string): unknown {
   const entries = Object.entries(value as Record<string, unknown>);
   if (parentKey !== 'properties') entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return Object.fromEntries(entries.map(([key, child]) => [key, canonical(child, key)]));
+}
+
+/** Moves each operation's request example into its JSON and XML media types, written in each format. */
+function writeRequestExamples(document: OpenAPIObject, xml: XmlCodec): void {
+  for (const path of Object.values(document.paths)) {
+    for (const operation of Object.values(path) as Array<Record<string, unknown>>) {
+      const example = operation[REQUEST_EXAMPLE_EXTENSION] as object | undefined;
+      const body = operation.requestBody as RequestBodyObject | undefined;
+      if (!example || !body) continue;
+      delete operation[REQUEST_EXAMPLE_EXTENSION];
+      const schemaName = (
+        (body.content[JSON_MEDIA_TYPES[0]]?.schema ?? {}) as { $ref?: string }
+      ).$ref
+        ?.split('/')
+        .pop();
+      const model = declaredWireModels().find((candidate) => candidate.schemaName === schemaName);
+      for (const mediaType of JSON_MEDIA_TYPES)
+        if (body.content[mediaType]) body.content[mediaType].example = example;
+      for (const mediaType of XML_MEDIA_TYPES) {
+        if (model && body.content[mediaType])
+          body.content[mediaType].example = xml.encode(model, example);
+      }
+    }
+  }
 }
 
 /**
@@ -41,6 +69,7 @@ export function createOpenApiDocument(
     if (schema && !('$ref' in schema))
       schema.xml = { name: model.name, namespace: config.xmlNamespace };
   }
+  writeRequestExamples(document, new XmlCodec(config.xmlNamespace));
   const legacyError = schemas.LegacyError;
   if (legacyError && !('$ref' in legacyError)) legacyError.xml = { name: 'Error' };
   return canonical(document) as OpenAPIObject;

@@ -1,6 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { WireErrors, WireResponse } from '../wire/wire-response.decorator';
+import { REQUIREMENTS_EXAMPLE } from '../openapi/examples';
 import { RequirementDto } from './dto/requirement.dto';
 import { RequirementService } from './requirement.service';
 
@@ -17,6 +18,7 @@ export class RequirementController {
   @WireResponse(RequirementDto, {
     list: true,
     description: 'The catalogue (a top-level array; ArrayOfRequirement in XML).',
+    example: REQUIREMENTS_EXAMPLE,
   })
   @WireErrors(304, 500, 503)
   getRequirements(): Promise<RequirementDto[]> {

@@ -1,6 +1,11 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type Response } from 'express';
+import {
+  AGENT_HISTORY_EXAMPLE,
+  TRANSACTION_EXAMPLE,
+  UPDATE_AGENTS_EXAMPLE,
+} from '../openapi/examples';
 import { Int32ParamPipe } from '../wire/int32-param.pipe';
 import { WireErrors, WireRequestBody, WireResponse } from '../wire/wire-response.decorator';
 import { AGENT_CHAIN_FIELDS } from './agent-chain';
@@ -50,9 +55,9 @@ export class TransactionController {
       'seven name members are written: a member present (null included) is written, an absent one is kept, every ' +
       'other member is ignored. A change stamps the transaction and appends one agent-history record.',
   })
-  @WireRequestBody(UpdateAgentsDto, 'A whole Transaction.')
+  @WireRequestBody(UpdateAgentsDto, 'A whole Transaction.', UPDATE_AGENTS_EXAMPLE)
   @ApiHeader({
-    name: 'If-Match',
+    name: 'if-match',
     required: false,
     description: 'The ETag of GetTransaction; 412 when stale.',
   })
@@ -84,6 +89,7 @@ export class TransactionController {
   @TRANSACTION_ID
   @WireResponse(TransactionDto, {
     description: 'The transaction; its ETag serves If-Match on UpdateAgents.',
+    example: TRANSACTION_EXAMPLE,
   })
   @WireErrors(304, 400, 404, 500, 503)
   async getTransaction(
@@ -104,6 +110,7 @@ export class TransactionController {
   @WireResponse(AgentAssignmentDto, {
     list: true,
     description: 'The changes (ArrayOfAgentAssignment in XML).',
+    example: AGENT_HISTORY_EXAMPLE,
   })
   @WireErrors(304, 400, 404, 500, 503)
   getAgentHistory(

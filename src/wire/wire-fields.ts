@@ -153,7 +153,7 @@ function openApiSchema(member: WireScalarMember): ApiPropertyOptions {
         ...common,
         type: 'number',
         format: 'decimal',
-        multipleOf: 10 ** -DECIMAL_SCALE,
+        multipleOf: 1 / 10 ** DECIMAL_SCALE,
         minimum: member.min ?? -DECIMAL_MAX,
         maximum: member.max ?? DECIMAL_MAX,
       };
@@ -217,7 +217,8 @@ export function ListField(item: () => WireClass): PropertyDecorator {
   return (target, key) => {
     registerWireMember(target, { name: String(key), kind: 'list', item });
     ApiProperty({
-      type: item,
+      // Written inline: @nestjs/swagger knows a lazy type by the thunk's name being `type`.
+      type: () => item(),
       isArray: true,
       required: false,
       nullable: true,

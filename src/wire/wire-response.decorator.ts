@@ -2,6 +2,7 @@ import { applyDecorators, SetMetadata } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
+  ApiExtension,
   ApiExtraModels,
   ApiProduces,
   ApiResponse,
@@ -13,11 +14,12 @@ import {
   type ReferenceObject,
   type SchemaObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { DEFAULT_XML_NAMESPACE } from '../config/app-config';
 import { FORM_MEDIA_TYPE } from './form.codec';
 import { JSON_MEDIA_TYPES, PROBLEM_JSON } from './json.codec';
 import { LegacyErrorSchema, ProblemDetailsSchema } from './wire-error.schemas';
 import { type WireClass, wireModelOf } from './wire-model';
-import { XML_MEDIA_TYPES } from './xml.codec';
+import { XML_MEDIA_TYPES, XmlCodec } from './xml.codec';
 
 export const WIRE_RESPONSE = Symbol('wire:response');
 
@@ -30,31 +32,42 @@ export interface WireResponseOptions {
 const RESPONSE_TYPES = [...JSON_MEDIA_TYPES, ...XML_MEDIA_TYPES];
 const REQUEST_TYPES = [...RESPONSE_TYPES, FORM_MEDIA_TYPE];
 
-/** The same schema under each media type. */
+const exampleXml = new XmlCodec(DEFAULT_XML_NAMESPACE);
+
+/** The same schema (and example) under each media type. */
 function contentOf(
   mediaTypes: readonly string[],
   schema: SchemaObject | ReferenceObject,
+  example?: unknown,
 ): ContentObject {
+  const media: MediaTypeObject = example === undefined ? { schema } : { schema, example };
   return Object.fromEntries(
-    mediaTypes.map((mediaType): [string, MediaTypeObject] => [mediaType, { schema }]),
+    mediaTypes.map((mediaType): [string, MediaTypeObject] => [mediaType, media]),
   );
 }
 
-function bodySchemas(type: WireClass, list: boolean): ContentObject {
+/** A body's schema under every JSON and XML media type, with the example written in each format. */
+function bodyContent(type: WireClass, list: boolean, example: object): ContentObject {
   const model = wireModelOf(type);
   const record = { $ref: getSchemaPath(model.schemaName) };
   const json = list ? { type: 'array', items: record } : record;
   const xml = list
     ? { type: 'array', items: record, xml: { name: model.collectionName, wrapped: true } }
     : record;
-  return { ...contentOf(JSON_MEDIA_TYPES, json), ...contentOf(XML_MEDIA_TYPES, xml) };
+  return {
+    ...contentOf(JSON_MEDIA_TYPES, json, example),
+    ...contentOf(XML_MEDIA_TYPES, xml, exampleXml.encode(model, example)),
+  };
 }
 
 /**
  * Declares a route's body: the interceptor writes it in the negotiated format, and the OpenAPI
  * document lists it under every response media type.
  */
-export const WireResponse = (type: WireClass, options: { list?: boolean; description: string }) =>
+export const WireResponse = (
+  type: WireClass,
+  options: { list?: boolean; description: string; example: object },
+) =>
   applyDecorators(
     SetMetadata(WIRE_RESPONSE, { type, list: options.list ?? false } satisfies WireResponseOptions),
     ApiExtraModels(type),
@@ -62,7 +75,7 @@ export const WireResponse = (type: WireClass, options: { list?: boolean; descrip
     ApiResponse({
       status: 200,
       description: options.description,
-      content: bodySchemas(type, options.list ?? false),
+      content: bodyContent(type, options.list ?? false, options.example),
       headers: {
         ETag: {
           description: 'Strong entity tag of this representation.',
@@ -72,12 +85,16 @@ export const WireResponse = (type: WireClass, options: { list?: boolean; descrip
     }),
   );
 
+/** The operation extension carrying a request example, written into each media type by the document. */
+export const REQUEST_EXAMPLE_EXTENSION = 'x-request-example';
+
 /** Documents a request body read by the wire layer, under every request media type. */
-export const WireRequestBody = (type: WireClass, description: string) =>
+export const WireRequestBody = (type: WireClass, description: string, example: object) =>
   applyDecorators(
     ApiExtraModels(type),
     ApiConsumes(...REQUEST_TYPES),
-    ApiBody({ type, description }),
+    ApiBody({ type, description, required: true }),
+    ApiExtension(REQUEST_EXAMPLE_EXTENSION, example),
   );
 
 const ERROR_DESCRIPTIONS = {

@@ -1,0 +1,216 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { type INestApplication } from '@nestjs/common';
+import { type OpenAPIObject } from '@nestjs/swagger';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import ts from 'typescript';
+import { version } from '../package.json';
+import { createApp } from '../src/app.factory';
+import { loadAppConfig } from '../src/config/app-config';
+import { createOpenApiDocument } from '../src/openapi/openapi-document';
+import { RunningApp } from './support/test-app';
+
+const ROOT = join(__dirname, '..');
+const REQUEST_TYPES = [
+  'application/json',
+  'application/x-www-form-urlencoded',
+  'application/xml',
+  'text/json',
+  'text/xml',
+];
+const RESPONSE_TYPES = ['application/json', 'application/xml', 'text/json', 'text/xml'];
+
+// The document is read as plain JSON here: any member may be looked at.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+
+describe('the OpenAPI document', () => {
+  let app: INestApplication;
+  let document: OpenAPIObject;
+
+  beforeAll(async () => {
+    const config = loadAppConfig({
+      DATABASE_URL: 'sqlite::memory:',
+      DEMO_DATA: 'false',
+      LOG_LEVEL: 'silent',
+    });
+    app = await createApp(config, { logger: false });
+    await app.init();
+    document = createOpenApiDocument(app, config, version);
+  });
+
+  afterAll(() => app?.close());
+
+  it('is committed as openapi.json, current (run `npm run openapi` after changing a route or DTO)', async () => {
+    const committed = JSON.parse(await readFile(join(ROOT, 'openapi.json'), 'utf8')) as unknown;
+    expect(committed).toEqual(document);
+  });
+
+  it('is valid OpenAPI 3 for a real validator', async () => {
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
+    expect(document.openapi).toMatch(/^3\./);
+  });
+
+  it('lists every route with all its request and response media types and its error statuses', () => {
+    const update = document.paths['/api/Transaction/UpdateAgents'].post as Json;
+    expect(Object.keys(update.requestBody.content).sort()).toEqual(REQUEST_TYPES);
+    expect(Object.keys(update.responses).sort()).toEqual([
+      '204',
+      '400',
+      '404',
+      '409',
+      '412',
+      '413',
+      '415',
+      '500',
+      '503',
+    ]);
+    expect(Object.keys(update.responses['409'].content).sort()).toEqual([
+      'application/problem+json',
+      'application/xml',
+      'text/xml',
+    ]);
+    for (const path of [
+      '/api/Requirement/GetRequirements',
+      '/api/Transaction/GetTransaction/{transaction_id}',
+      '/api/Transaction/GetAgentHistory/{transaction_id}',
+    ]) {
+      const operation = document.paths[path].get as Json;
+      expect(Object.keys(operation.responses['200'].content).sort()).toEqual(RESPONSE_TYPES);
+      expect(operation.responses['304']).toBeDefined();
+      expect(operation.responses['503']).toBeDefined();
+    }
+    const requirements = (document.paths['/api/Requirement/GetRequirements'].get as Json).responses[
+      '200'
+    ].content;
+    expect(requirements['application/xml'].schema).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/Requirement' },
+      xml: { name: 'ArrayOfRequirement', wrapped: true },
+    });
+    expect(requirements['application/xml'].example).toMatch(/^<ArrayOfRequirement xmlns:i=/);
+    expect(Object.keys(document.paths).sort()).toEqual([
+      '/api/Requirement/GetRequirements',
+      '/api/Transaction/GetAgentHistory/{transaction_id}',
+      '/api/Transaction/GetTransaction/{transaction_id}',
+      '/api/Transaction/UpdateAgents',
+      '/health/live',
+      '/health/ready',
+    ]);
+  });
+
+  it('states the seed: exact names, int32, decimals, date-times, nullable members, required financetype, ranges, XML', () => {
+    const schemas = document.components!.schemas as Json;
+    const transaction = schemas.Transaction;
+    expect(Object.keys(transaction.properties)[0]).toBe('transaction_id');
+    expect(Object.keys(transaction.properties)).toContain('TotalPayments');
+    expect(transaction.required).toEqual(['financetype']);
+    expect(schemas.UpdateAgentsTransaction.required).toEqual(['transaction_id', 'financetype']);
+    expect(transaction.properties.property_id).toEqual({
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: 100000,
+      nullable: true,
+    });
+    expect(transaction.properties.sellingprice).toMatchObject({
+      type: 'number',
+      format: 'decimal',
+      minimum: 1,
+      maximum: 100000000,
+      multipleOf: 0.0001,
+    });
+    expect(transaction.properties.reservationdate).toEqual({
+      type: 'string',
+      format: 'date-time',
+      nullable: true,
+    });
+    expect(transaction.properties.financetype).toMatchObject({ type: 'string', maxLength: 255 });
+    expect(transaction.properties.financetype.nullable).toBe(false);
+    expect(transaction.properties.requirements).toMatchObject({
+      type: 'array',
+      items: { $ref: '#/components/schemas/RequirementAcquisition' },
+      xml: { name: 'requirements', wrapped: true },
+    });
+    expect(transaction.xml).toEqual({
+      name: 'Transaction',
+      namespace: 'http://schemas.datacontract.org/2004/07/PropertySales.Models',
+    });
+    expect(schemas.LegacyError.xml).toEqual({ name: 'Error' });
+  });
+
+  it('is served at /swagger-json, with the UI at /swagger, outside the API prefix', async () => {
+    const running = await RunningApp.start('sqlite::memory:');
+    try {
+      const served = await running.http.get('/swagger-json').expect(200);
+      expect(served.body).toEqual(document);
+      const ui = await running.http.get('/swagger').expect(200);
+      expect(ui.headers['content-type']).toMatch(/^text\/html/);
+      expect(ui.text).toContain('swagger-ui');
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('generates a typed client that type-checks against a call of each operation', async () => {
+    const directory = join(ROOT, 'node_modules', '.cache', 'openapi-client-check');
+    await rm(directory, { recursive: true, force: true });
+    await mkdir(directory, { recursive: true });
+    await writeFile(join(directory, 'openapi.json'), JSON.stringify(document));
+    // The generator's own command, as a client team runs it.
+    await promisify(execFile)(process.execPath, [
+      join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'),
+      join(directory, 'openapi.json'),
+      '--output',
+      join(directory, 'schema.ts'),
+    ]);
+    await writeFile(
+      join(directory, 'client.ts'),
+      `import createClient from 'openapi-fetch';
+import type { paths } from './schema';
+
+const client = createClient<paths>({ baseUrl: 'http://127.0.0.1:3000' });
+
+export async function callEveryOperation(): Promise<unknown[]> {
+  const catalogue = await client.GET('/api/Requirement/GetRequirements');
+  const typeId: number | null | undefined = catalogue.data?.[0]?.requirement_type_id;
+  const records = catalogue.data?.[0]?.Acquisition?.map((record) => record.requirement_description);
+  const transaction = await client.GET('/api/Transaction/GetTransaction/{transaction_id}', {
+    params: { path: { transaction_id: 1001 } },
+  });
+  const financetype: string | undefined = transaction.data?.financetype;
+  const history = await client.GET('/api/Transaction/GetAgentHistory/{transaction_id}', {
+    params: { path: { transaction_id: 1001 } },
+  });
+  const changed = history.data?.[0]?.changes?.[0]?.field;
+  const update = await client.POST('/api/Transaction/UpdateAgents', {
+    body: { transaction_id: 1001, financetype: 'Cash', brokerid: 12, brokername: null },
+  });
+  const problem = update.error;
+  // @ts-expect-error financetype is required
+  await client.POST('/api/Transaction/UpdateAgents', { body: { transaction_id: 1001 } });
+  // @ts-expect-error brokerid is an integer
+  await client.POST('/api/Transaction/UpdateAgents', { body: { transaction_id: 1, financetype: 'Cash', brokerid: 'x' } });
+  const live = await client.GET('/health/live');
+  const ready = await client.GET('/health/ready');
+  return [typeId, records, financetype, changed, problem, live.response.status, ready.response.status];
+}
+`,
+    );
+    const program = ts.createProgram([join(directory, 'client.ts')], {
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+      skipLibCheck: true,
+    });
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    expect(diagnostics).toEqual([]);
+  }, 120000);
+});
