@@ -25,6 +25,8 @@ COPY --from=build --chown=node:node /app/dist ./dist
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=3s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Schema changes on MySQL are a separate step: `docker run … node node_modules/typeorm/cli.js
 # migration:run -d dist/ormconfig.js`, or MIGRATIONS_RUN=true on one instance.
 CMD ["node", "dist/src/main.js"]

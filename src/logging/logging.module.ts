@@ -46,10 +46,12 @@ export class LoggingModule {
             genReqId: assignRequestId,
             quietReqLogger: true,
             serializers: {
+              // `ip` follows TRUST_PROXY: the client's address as the trusted gateway reports it.
               req: (request: Request & { id: string }) => ({
                 id: request.id,
                 method: request.method,
                 url: request.url,
+                remoteAddress: request.ip,
               }),
               res: (response: Response) => ({ statusCode: response.statusCode }),
             },
