@@ -1,13 +1,15 @@
 import { type INestApplication, type NestApplicationOptions, RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type NestExpressApplication } from '@nestjs/platform-express';
+import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { version } from '../package.json';
 import { AppModule } from './app.module';
+import { Authenticator } from './auth/authenticator';
 import { type AppConfig } from './config/app-config';
-import { REQUEST_ID_HEADER } from './logging/logging.module';
-import { createOpenApiDocument, serveOpenApi } from './openapi/openapi-document';
+import { HTTP_LOGGER, REQUEST_ID_HEADER } from './logging/logging.module';
+import { createOpenApiDocument, OPENAPI_PATHS, serveOpenApi } from './openapi/openapi-document';
 import { setServiceTimeZone } from './wire/wire-date';
 
 /** Builds the HTTP application for a configuration: what main.ts serves and the e2e tests drive. */
@@ -23,6 +25,8 @@ export async function createApp(
     logger: options.logger,
   });
   if (options.logger === undefined) app.useLogger(app.get(Logger));
+  // First of all: every request, whatever answers it, gets a request id and a log line.
+  app.use(app.get<RequestHandler>(HTTP_LOGGER));
   // ETags are set deliberately by the wire layer; Express's own would hash every body again.
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
@@ -42,8 +46,13 @@ export async function createApp(
       ],
     });
   }
-  app.enableShutdownHooks();
+  if (config.swagger === 'protected') {
+    const authenticator = app.get(Authenticator);
+    app.use(OPENAPI_PATHS, (request: Request, _response: Response, next: NextFunction) => {
+      authenticator.authenticate(request.headers).then(() => next(), next);
+    });
+  }
   // Before init, so its routes come ahead of the not-found handler.
-  serveOpenApi(app, createOpenApiDocument(app, config, version));
+  if (config.swagger !== 'off') serveOpenApi(app, createOpenApiDocument(app, config, version));
   return app;
 }

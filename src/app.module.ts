@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { type AppConfig } from './config/app-config';
+import { AuthModule } from './auth/auth.module';
 import { AppConfigModule } from './config/app-config.module';
 import { DataImportModule } from './data-import/data-import.module';
 import { DemoDataLoader } from './data-import/demo-data.loader';
@@ -18,6 +19,7 @@ export class AppModule {
       imports: [
         AppConfigModule.forRoot(config),
         LoggingModule.forRoot(config),
+        AuthModule.forRoot(config),
         DatabaseModule.forRoot(config.database),
         WireModule,
         DataImportModule,

@@ -1,6 +1,7 @@
 import { Logger } from 'nestjs-pino';
 import { createApp } from './app.factory';
 import { ConfigurationError, loadAppConfig } from './config/app-config';
+import { installGracefulShutdown } from './graceful-shutdown';
 
 async function bootstrap(): Promise<void> {
   let config;
@@ -12,11 +13,8 @@ async function bootstrap(): Promise<void> {
     process.exit(1);
   }
   const app = await createApp(config);
-  // Nest closes the server (in-flight requests finish) and the pool on SIGTERM; this bounds how long.
-  process.once('SIGTERM', () =>
-    setTimeout(() => process.exit(1), config.shutdownTimeoutMs).unref(),
-  );
   await app.listen(config.port);
+  installGracefulShutdown(app, config.shutdownTimeoutMs);
   app.get(Logger).log(`Listening on port ${config.port} (${config.database.kind})`);
 }
 

@@ -142,7 +142,10 @@ if (kinds.includes('mariadb')) {
 
     it('does not create tables without MIGRATIONS_RUN, nor load demo data, nor leak the failure', async () => {
       const directory = await workingDirectory();
-      const service = await startService(directory, { DATABASE_URL: database.url });
+      const service = await startService(directory, {
+        DATABASE_URL: database.url,
+        AUTH_MODE: 'none',
+      });
       expect(await tables()).toEqual([]);
       const response = await request(service.baseUrl).get('/api/Requirement/GetRequirements');
       expect(response.status).toBeGreaterThanOrEqual(500);
@@ -157,6 +160,7 @@ if (kinds.includes('mariadb')) {
       const directory = await workingDirectory();
       const service = await startService(directory, {
         DATABASE_URL: database.url,
+        AUTH_MODE: 'none',
         MIGRATIONS_RUN: 'true',
       });
       expect((await tables()).length).toBeGreaterThan(1);

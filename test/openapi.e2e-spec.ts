@@ -59,11 +59,13 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(update.responses).sort()).toEqual([
       '204',
       '400',
+      '401',
       '404',
       '409',
       '412',
       '413',
       '415',
+      '429',
       '500',
       '503',
     ]);

@@ -9,7 +9,7 @@ describe.each(testDatabaseKinds())('schema on %s', (kind) => {
 
   beforeAll(async () => {
     database = await createTestDatabase(kind);
-    const config = loadAppConfig({ DATABASE_URL: database.url });
+    const config = loadAppConfig({ DATABASE_URL: database.url }, { serving: false });
     dataSource = new DataSource({ ...dataSourceOptions(config.database), migrationsRun: false });
     await dataSource.initialize();
   });

@@ -2,9 +2,10 @@ import { resolve } from 'node:path';
 import { ConfigurationError, loadAppConfig } from './app-config';
 
 /** The ConfigurationError a bad environment raises; fails the test when none is raised. */
+/** AUTH_MODE is given unless a test names it: only its own variable should be at fault. */
 function configurationErrorOf(env: Record<string, string | undefined>): ConfigurationError {
   try {
-    loadAppConfig(env);
+    loadAppConfig({ AUTH_MODE: 'none', ...env });
   } catch (error) {
     if (error instanceof ConfigurationError) return error;
     throw error;
@@ -109,7 +110,7 @@ describe('loadAppConfig', () => {
   describe('DATABASE_URL', () => {
     it('takes mysql:// as MySQL, keeping the URL, without migrating at start by default', () => {
       const url = 'mysql://user:secret@db.example.com:3306/sales';
-      expect(loadAppConfig({ DATABASE_URL: url }).database).toEqual({
+      expect(loadAppConfig({ DATABASE_URL: url }, { serving: false }).database).toEqual({
         kind: 'mysql',
         flavour: 'mysql',
         url,
@@ -120,6 +121,7 @@ describe('loadAppConfig', () => {
     it('takes mariadb:// as the MariaDB flavour, handing mysql2 a mysql:// URL', () => {
       const database = loadAppConfig({
         DATABASE_URL: 'mariadb://user:secret@db.example.com:3306/sales',
+        AUTH_MODE: 'none',
       }).database;
       expect(database).toEqual({
         kind: 'mysql',
@@ -133,6 +135,7 @@ describe('loadAppConfig', () => {
       const database = loadAppConfig({
         DATABASE_URL: 'mysql://user@host:3306/sales',
         MIGRATIONS_RUN: 'true',
+        AUTH_MODE: 'none',
       }).database;
       expect(database).toMatchObject({ kind: 'mysql', migrationsRun: true });
     });
@@ -169,6 +172,81 @@ describe('loadAppConfig', () => {
       ['/', ''],
     ])('reads %j as %j', (value, expected) => {
       expect(loadAppConfig({ API_PREFIX: value }).apiPrefix).toBe(expected);
+    });
+  });
+
+  describe('authentication, Swagger and rate limiting', () => {
+    const KEY_HASH = 'a'.repeat(64);
+
+    it('serves without authentication by default only on the embedded database', () => {
+      expect(loadAppConfig({}).auth).toEqual({ mode: 'none' });
+      expect(() => loadAppConfig({ DATABASE_URL: 'mysql://u@h:3306/d' })).toThrow(
+        /AUTH_MODE must be set explicitly/,
+      );
+      expect(loadAppConfig({ DATABASE_URL: 'mysql://u@h:3306/d', AUTH_MODE: 'none' }).auth).toEqual(
+        { mode: 'none' },
+      );
+      // Commands that serve nothing need no AUTH_MODE.
+      expect(
+        loadAppConfig({ DATABASE_URL: 'mysql://u@h:3306/d' }, { serving: false }).auth,
+      ).toEqual({ mode: 'none' });
+    });
+
+    it('reads API keys as names and SHA-256 hashes, never as keys', () => {
+      const config = loadAppConfig({
+        AUTH_MODE: 'apikey',
+        AUTH_API_KEYS: `gateway=sha256:${KEY_HASH}, reports=sha256:${'b'.repeat(64)}`,
+      });
+      expect(config.auth).toEqual({
+        mode: 'apikey',
+        keys: [
+          { name: 'gateway', sha256: Buffer.from(KEY_HASH, 'hex') },
+          { name: 'reports', sha256: Buffer.from('b'.repeat(64), 'hex') },
+        ],
+      });
+      for (const keys of ['', 'gateway=plaintext-key', `gateway=sha256:${'a'.repeat(63)}`]) {
+        expect(
+          configurationErrorOf({ AUTH_MODE: 'apikey', AUTH_API_KEYS: keys }).message,
+        ).toContain('AUTH_API_KEYS');
+      }
+    });
+
+    it('requires a key source, an issuer and an audience for JWTs, with a bounded clock skew', () => {
+      const config = loadAppConfig({
+        AUTH_MODE: 'jwt',
+        AUTH_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+        AUTH_JWT_ISSUER: 'https://id.example.com/',
+        AUTH_JWT_AUDIENCE: 'property-sales',
+      });
+      expect(config.auth).toMatchObject({
+        mode: 'jwt',
+        algorithms: ['RS256'],
+        clockSkewSeconds: 30,
+      });
+      const error = configurationErrorOf({ AUTH_MODE: 'jwt', AUTH_JWT_CLOCK_SKEW_SECONDS: '3600' });
+      for (const name of [
+        'AUTH_JWKS_URL',
+        'AUTH_JWT_ISSUER',
+        'AUTH_JWT_AUDIENCE',
+        'AUTH_JWT_CLOCK_SKEW_SECONDS',
+      ]) {
+        expect(error.message).toContain(name);
+      }
+      expect(
+        configurationErrorOf({ AUTH_MODE: 'jwt', AUTH_JWT_ALGORITHMS: 'HS256' }).message,
+      ).toContain('AUTH_JWT_ALGORITHMS');
+      expect(configurationErrorOf({ AUTH_MODE: 'magic' }).message).toContain('AUTH_MODE');
+    });
+
+    it('reads SWAGGER and RATE_LIMIT, rate limiting off by default', () => {
+      expect(loadAppConfig({}).swagger).toBe('public');
+      expect(loadAppConfig({ SWAGGER: 'off' }).swagger).toBe('off');
+      expect(configurationErrorOf({ SWAGGER: 'hidden' }).message).toContain('SWAGGER');
+      expect(loadAppConfig({}).rateLimit).toBeUndefined();
+      expect(
+        loadAppConfig({ RATE_LIMIT: '100', RATE_LIMIT_WINDOW_SECONDS: '10' }).rateLimit,
+      ).toEqual({ limit: 100, windowSeconds: 10 });
+      expect(configurationErrorOf({ RATE_LIMIT: 'lots' }).message).toContain('RATE_LIMIT');
     });
   });
 });

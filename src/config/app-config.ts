@@ -30,7 +30,35 @@ export interface AppConfig {
   readonly corsOrigins: readonly string[];
   /** How long a SIGTERM may take to finish in-flight requests before the process exits anyway. */
   readonly shutdownTimeoutMs: number;
+  readonly auth: AuthConfig;
+  /** The OpenAPI UI and document: open, behind the API's authentication, or not served. */
+  readonly swagger: 'public' | 'protected' | 'off';
+  /** Requests per caller and window; `undefined` when rate limiting is off. */
+  readonly rateLimit?: { readonly limit: number; readonly windowSeconds: number };
+  /** Longest a request waits on the database before it is answered 503. */
+  readonly databaseTimeoutMs: number;
 }
+
+export interface ApiKey {
+  /** The caller's identity: recorded in the agent history and the request log. */
+  readonly name: string;
+  /** SHA-256 of the key: configuration never holds a key itself. */
+  readonly sha256: Buffer;
+}
+
+export type AuthConfig =
+  | { readonly mode: 'none' }
+  | { readonly mode: 'apikey'; readonly keys: readonly ApiKey[] }
+  | {
+      readonly mode: 'jwt';
+      /** Where the issuer publishes its keys; or else a static public key. */
+      readonly jwksUrl?: string;
+      readonly publicKey?: string;
+      readonly algorithms: readonly string[];
+      readonly issuer: string;
+      readonly audience: string;
+      readonly clockSkewSeconds: number;
+    };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -159,8 +187,88 @@ function readOrigins(reader: EnvironmentReader, env: Environment): string[] {
   return origins;
 }
 
-/** Validates the environment once, at start-up; a bad value stops the service naming the variable. */
-export function loadAppConfig(env: Environment = process.env): AppConfig {
+const API_KEY_ENTRY = /^([\w.@-]{1,64})=sha256:([0-9a-f]{64})$/i;
+
+function readApiKeys(reader: EnvironmentReader, env: Environment): ApiKey[] {
+  const entries = (env.AUTH_API_KEYS ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const keys = entries.map((entry) => API_KEY_ENTRY.exec(entry)).filter((match) => match !== null);
+  reader.check(
+    'AUTH_API_KEYS',
+    entries.length > 0 && keys.length === entries.length,
+    'must list name=sha256:<64 hex digits> entries, comma-separated, when AUTH_MODE is apikey',
+  );
+  return keys.map(([, name, hex]) => ({ name, sha256: Buffer.from(hex, 'hex') }));
+}
+
+function readJwt(reader: EnvironmentReader, env: Environment): AuthConfig {
+  const jwksUrl = env.AUTH_JWKS_URL?.trim() || undefined;
+  // A PEM may come with its line breaks written as \n, as environment files often carry it.
+  const publicKey = env.AUTH_JWT_PUBLIC_KEY?.trim().replace(/\\n/g, '\n') || undefined;
+  reader.check(
+    'AUTH_JWKS_URL',
+    (jwksUrl === undefined) !== (publicKey === undefined) &&
+      (jwksUrl === undefined || URL.canParse(jwksUrl)),
+    'or AUTH_JWT_PUBLIC_KEY (one of them) must be set when AUTH_MODE is jwt',
+  );
+  reader.check(
+    'AUTH_JWT_PUBLIC_KEY',
+    publicKey === undefined || publicKey.includes('-----BEGIN PUBLIC KEY-----'),
+    'must be a PEM public key (-----BEGIN PUBLIC KEY-----)',
+  );
+  const issuer = env.AUTH_JWT_ISSUER?.trim() ?? '';
+  const audience = env.AUTH_JWT_AUDIENCE?.trim() ?? '';
+  reader.check('AUTH_JWT_ISSUER', issuer !== '', 'must be set when AUTH_MODE is jwt');
+  reader.check('AUTH_JWT_AUDIENCE', audience !== '', 'must be set when AUTH_MODE is jwt');
+  const algorithms = (env.AUTH_JWT_ALGORITHMS ?? 'RS256').split(',').map((name) => name.trim());
+  reader.check(
+    'AUTH_JWT_ALGORITHMS',
+    algorithms.every((name) => /^(RS|PS|ES)(256|384|512)$|^EdDSA$/.test(name)),
+    'must list asymmetric JWS algorithms such as RS256, ES256 or EdDSA',
+  );
+  return {
+    mode: 'jwt',
+    jwksUrl,
+    publicKey,
+    algorithms,
+    issuer,
+    audience,
+    clockSkewSeconds: reader.integer('AUTH_JWT_CLOCK_SKEW_SECONDS', 30, 0, 300),
+  };
+}
+
+function readAuth(
+  reader: EnvironmentReader,
+  env: Environment,
+  database: DatabaseConfig,
+  serving: boolean,
+): AuthConfig {
+  const explicit = env.AUTH_MODE?.trim();
+  // Only the embedded database may serve without authentication by default.
+  reader.check(
+    'AUTH_MODE',
+    Boolean(explicit) || database.kind === 'sqlite' || !serving,
+    'must be set explicitly (none, apikey or jwt) when DATABASE_URL is MySQL',
+  );
+  const mode = reader.oneOf('AUTH_MODE', ['none', 'apikey', 'jwt'], 'none');
+  if (mode === 'apikey') return { mode, keys: readApiKeys(reader, env) };
+  if (mode === 'jwt') return readJwt(reader, env);
+  return { mode };
+}
+
+function readRateLimit(reader: EnvironmentReader): AppConfig['rateLimit'] {
+  const limit = reader.integer('RATE_LIMIT', 0, 0, 1_000_000);
+  const windowSeconds = reader.integer('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400);
+  return limit > 0 ? { limit, windowSeconds } : undefined;
+}
+
+/**
+ * Validates the environment once, at start-up; a bad value stops the service naming the variable.
+ * Commands that serve nothing (migrations, import) pass `serving: false`: they need no AUTH_MODE.
+ */
+export function loadAppConfig(env: Environment = process.env, { serving = true } = {}): AppConfig {
   const reader = new EnvironmentReader(env);
   const apiPrefix = reader
     .text('API_PREFIX', 'api')
@@ -179,18 +287,23 @@ export function loadAppConfig(env: Environment = process.env): AppConfig {
   );
   const xmlNamespace = reader.text('XML_NAMESPACE', DEFAULT_XML_NAMESPACE);
   reader.check('XML_NAMESPACE', URL.canParse(xmlNamespace), 'must be an absolute URI');
+  const database = readDatabase(reader, env);
   const config: AppConfig = {
     port: reader.integer('PORT', 3000, 1, 65535),
     apiPrefix,
     timeZone,
     xmlNamespace,
     bodyLimitBytes: reader.size('BODY_LIMIT', '1mb'),
-    database: readDatabase(reader, env),
+    database,
     logLevel: reader.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     prettyLogs: reader.oneOf('LOG_FORMAT', ['json', 'pretty'], 'json') === 'pretty',
     trustProxy: readTrustProxy(reader, env),
     corsOrigins: readOrigins(reader, env),
     shutdownTimeoutMs: reader.integer('SHUTDOWN_TIMEOUT_MS', 10000, 100, 600000),
+    auth: readAuth(reader, env, database, serving),
+    swagger: reader.oneOf('SWAGGER', ['public', 'protected', 'off'], 'public'),
+    rateLimit: readRateLimit(reader),
+    databaseTimeoutMs: reader.integer('DATABASE_TIMEOUT_MS', 5000, 100, 120000),
   };
   if (reader.problems.length > 0) throw new ConfigurationError(reader.problems);
   return config;

@@ -74,7 +74,7 @@ export class ImportService {
   constructor(private readonly unitOfWork: UnitOfWork) {}
 
   run(batch: ImportBatch, progress: ImportProgress = () => undefined): Promise<ImportSummary> {
-    return this.unitOfWork.write(async (manager) => {
+    return this.unitOfWork.bulkWrite(async (manager) => {
       const summary: ImportSummary = {
         requirementTypes: { created: 0, updated: 0 },
         acquisitions: { created: 0, updated: 0 },

@@ -58,7 +58,7 @@ async function run(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const config = loadAppConfig(process.env);
+  const config = loadAppConfig(process.env, { serving: false });
   setServiceTimeZone(config.timeZone);
   const context = await NestFactory.createApplicationContext(ImportCommandModule.forRoot(config), {
     logger: ['error', 'warn'],

@@ -32,5 +32,13 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
     charset: 'utf8mb4_unicode_ci',
     supportBigNumbers: true,
     bigNumberStrings: false,
+    poolSize: 10,
+    extra: {
+      // A request never waits on an unreachable server longer than this to connect…
+      connectTimeout: 2000,
+      // …nor queues without bound behind busy connections: past this it is refused (503).
+      queueLimit: 100,
+      enableKeepAlive: true,
+    },
   };
 }

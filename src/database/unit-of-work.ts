@@ -1,18 +1,29 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Mutex } from 'async-mutex';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, type EntityManager } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { DatabaseUnavailableError, isContention, isUnreachable } from './database-errors';
+
+/** Attempts of a write that meets a deadlock or lock-wait timeout, before giving up with 503. */
+const WRITE_ATTEMPTS = 5;
+const BACKOFF_BASE_MS = 20;
 
 /**
  * Where services touch the database. On MySQL each unit runs on a pooled connection; the embedded
  * SQLite database has a single connection, so its units run one at a time and never see each other's
- * uncommitted writes.
+ * uncommitted writes. No unit outlasts DATABASE_TIMEOUT_MS, and a database that cannot be reached
+ * is reported as unavailable (503 with Retry-After), never as an internal error.
  */
 @Injectable()
 export class UnitOfWork {
   private readonly exclusive?: Mutex;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
     if (dataSource.options.type === 'better-sqlite3') this.exclusive = new Mutex();
   }
 
@@ -20,14 +31,54 @@ export class UnitOfWork {
     return this.exclusive !== undefined;
   }
 
-  /** Runs `work` in one database transaction: all of it commits, or none of it. */
+  /**
+   * Runs `work` in one database transaction: all of it commits, or none of it. A deadlock or
+   * lock-wait timeout rolls it back and runs it again, after a jittered, growing pause.
+   */
   write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (this.exclusive) return this.exclusive.runExclusive(() => this.dataSource.transaction(work));
-    return this.dataSource.transaction('READ COMMITTED', work);
+    return this.bounded(() => this.retried(work));
+  }
+
+  /** As `write`, without the time bound: for commands such as an import, not for requests. */
+  bulkWrite<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.retried(work);
+  }
+
+  private async retried<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await (this.exclusive
+          ? this.exclusive.runExclusive(() => this.dataSource.transaction(work))
+          : this.dataSource.transaction('READ COMMITTED', work));
+      } catch (error) {
+        if (!isContention(error) || attempt === WRITE_ATTEMPTS) throw error;
+        await sleep(Math.random() * BACKOFF_BASE_MS * 2 ** attempt);
+      }
+    }
   }
 
   read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const run = () => work(this.dataSource.manager);
-    return this.exclusive ? this.exclusive.runExclusive(run) : run();
+    return this.bounded(() => (this.exclusive ? this.exclusive.runExclusive(run) : run()));
+  }
+
+  private async bounded<T>(operation: () => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const timeout = sleep(this.config.databaseTimeoutMs, undefined, {
+      signal: controller.signal,
+    }).then(() => {
+      throw new DatabaseUnavailableError('The database did not answer in time.');
+    });
+    try {
+      return await Promise.race([operation(), timeout]);
+    } catch (error) {
+      if (isUnreachable(error)) throw new DatabaseUnavailableError();
+      if (isContention(error))
+        throw new DatabaseUnavailableError('The transaction stayed locked by others.');
+      throw error;
+    } finally {
+      controller.abort();
+      timeout.catch(() => undefined);
+    }
   }
 }

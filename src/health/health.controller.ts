@@ -1,5 +1,7 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
+import { PublicRoute } from '../auth/auth.guard';
 import {
   HealthCheckService,
   type HealthCheckResult,
@@ -21,6 +23,8 @@ export class ServiceNotReadyError extends DomainError {
 
 /** Probes for the gateway and the orchestrator, outside the API prefix and always open. */
 @ApiTags('Health')
+@PublicRoute()
+@SkipThrottle()
 @Controller('health')
 export class HealthController {
   constructor(

@@ -61,8 +61,17 @@ export function createOpenApiDocument(
       .setTitle('Property Sales Service')
       .setDescription(DESCRIPTION)
       .setVersion(version)
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'ApiKey')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'Bearer')
       .build(),
   );
+  // Which scheme applies depends on AUTH_MODE (none, apikey or jwt); the probes are always open.
+  document.security = [{}, { ApiKey: [] }, { Bearer: [] }];
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (!path.startsWith('/health/')) continue;
+    for (const operation of Object.values(item) as Array<{ security?: unknown }>)
+      operation.security = [];
+  }
   const schemas = document.components?.schemas ?? {};
   for (const model of declaredWireModels()) {
     const schema = schemas[model.schemaName];
@@ -74,6 +83,8 @@ export function createOpenApiDocument(
   if (legacyError && !('$ref' in legacyError)) legacyError.xml = { name: 'Error' };
   return canonical(document) as OpenAPIObject;
 }
+
+export const OPENAPI_PATHS = ['/swagger', '/swagger-json', '/swagger-yaml'];
 
 /** Serves the document at `/swagger-json` and the UI at `/swagger`, outside the API prefix. */
 export function serveOpenApi(app: INestApplication, document: OpenAPIObject): void {

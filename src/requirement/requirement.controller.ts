@@ -20,7 +20,7 @@ export class RequirementController {
     description: 'The catalogue (a top-level array; ArrayOfRequirement in XML).',
     example: REQUIREMENTS_EXAMPLE,
   })
-  @WireErrors(304, 500, 503)
+  @WireErrors(304, 401, 429, 500, 503)
   getRequirements(): Promise<RequirementDto[]> {
     return this.requirements.findAll();
   }

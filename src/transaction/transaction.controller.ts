@@ -6,6 +6,7 @@ import {
   TRANSACTION_EXAMPLE,
   UPDATE_AGENTS_EXAMPLE,
 } from '../openapi/examples';
+import { CallerId } from '../auth/caller.decorator';
 import { Int32ParamPipe } from '../wire/int32-param.pipe';
 import { WireErrors, WireRequestBody, WireResponse } from '../wire/wire-response.decorator';
 import { AGENT_CHAIN_FIELDS } from './agent-chain';
@@ -62,9 +63,10 @@ export class TransactionController {
     description: 'The ETag of GetTransaction; 412 when stale.',
   })
   @ApiResponse({ status: 204, description: 'Applied (or nothing to change).' })
-  @WireErrors(400, 404, 409, 412, 413, 415, 500, 503)
+  @WireErrors(400, 401, 404, 409, 412, 413, 415, 429, 500, 503)
   async updateAgents(
     @Body() body: UpdateAgentsDto,
+    @CallerId() changedBy: string | undefined,
     @Headers('if-match') ifMatch?: string,
   ): Promise<void> {
     const transactionId = body.transaction_id!;
@@ -78,6 +80,7 @@ export class TransactionController {
       transactionId,
       values,
       expectedVersions: expectedVersions(ifMatch, transactionId),
+      changedBy,
     });
   }
 
@@ -91,7 +94,7 @@ export class TransactionController {
     description: 'The transaction; its ETag serves If-Match on UpdateAgents.',
     example: TRANSACTION_EXAMPLE,
   })
-  @WireErrors(304, 400, 404, 500, 503)
+  @WireErrors(304, 400, 401, 404, 429, 500, 503)
   async getTransaction(
     @Param('transaction_id', Int32ParamPipe) transactionId: number,
     @Res({ passthrough: true }) response: Response,
@@ -112,7 +115,7 @@ export class TransactionController {
     description: 'The changes (ArrayOfAgentAssignment in XML).',
     example: AGENT_HISTORY_EXAMPLE,
   })
-  @WireErrors(304, 400, 404, 500, 503)
+  @WireErrors(304, 400, 401, 404, 429, 500, 503)
   getAgentHistory(
     @Param('transaction_id', Int32ParamPipe) transactionId: number,
   ): Promise<AgentAssignmentDto[]> {

@@ -31,6 +31,8 @@ export interface AgentChainUpdate {
   readonly values: Partial<Record<AgentChainField, AgentChainValue>>;
   /** From If-Match: the versions the caller expects, or `any` for `*`; absent applies unconditionally. */
   readonly expectedVersions?: readonly number[] | 'any';
+  /** The authenticated caller, recorded in the history. */
+  readonly changedBy?: string;
 }
 
 @Injectable()
@@ -117,7 +119,7 @@ export class TransactionService {
       await manager.insert(AgentAssignmentEntity, {
         transaction_id: update.transactionId,
         stamp,
-        changed_by: null,
+        changed_by: update.changedBy ?? null,
         changes,
       });
     });

@@ -16,11 +16,26 @@ import { WireFormats } from './wire-negotiation';
 import { RouteMethods } from './route-methods';
 
 const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
+  unauthenticated: 401,
   not_found: 404,
   conflict: 409,
   precondition_failed: 412,
+  rate_limited: 429,
   unavailable: 503,
 };
+
+/** Seconds a client should wait before retrying when the database is away. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** The headers a domain error implies: the challenge of a 401, the Retry-After of a 429 or 503. */
+function headersOf(error: DomainError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (error.challenge) headers['WWW-Authenticate'] = error.challenge;
+  if (error.kind === 'rate_limited' || error.kind === 'unavailable') {
+    headers['Retry-After'] = String(error.retryAfterSeconds ?? UNAVAILABLE_RETRY_AFTER_SECONDS);
+  }
+  return headers;
+}
 
 const STATUS_OF_WIRE_ERROR: Record<WireRequestError['code'], { status: number; title: string }> = {
   invalid_request: { status: 400, title: 'Invalid request' },
@@ -91,10 +106,9 @@ export class WireExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof DomainError) {
       const status = STATUS_OF_KIND[exception.kind];
-      const headers = exception.kind === 'unavailable' ? { 'Retry-After': '5' } : undefined;
       return {
         body: { status, code: exception.code, title: exception.title, message: exception.message },
-        headers,
+        headers: headersOf(exception),
       };
     }
     if (exception instanceof NotFoundException) return this.describeUnmatched(request);

@@ -100,11 +100,13 @@ export const WireRequestBody = (type: WireClass, description: string, example: o
 const ERROR_DESCRIPTIONS = {
   304: 'Not modified: the If-None-Match header carries the current ETag.',
   400: 'The body or a route parameter is invalid; ModelState names every violation.',
+  401: 'Missing or invalid credentials (AUTH_MODE apikey or jwt); see WWW-Authenticate.',
   404: 'No such transaction.',
   409: 'The transaction is locked.',
   412: 'If-Match no longer matches the transaction ETag.',
   413: 'The body is larger than the limit.',
   415: 'The body has an unsupported media type.',
+  429: 'Too many requests from this caller (RATE_LIMIT); retry after Retry-After seconds.',
   500: 'An unexpected error; nothing internal is disclosed.',
   503: 'The database is unreachable; retry after Retry-After seconds.',
 } as const;

@@ -23,6 +23,17 @@ const SERVICE_VARIABLES = [
   'TRUST_PROXY',
   'CORS_ORIGINS',
   'SHUTDOWN_TIMEOUT_MS',
+  'AUTH_MODE',
+  'AUTH_API_KEYS',
+  'AUTH_JWKS_URL',
+  'AUTH_JWT_PUBLIC_KEY',
+  'AUTH_JWT_ISSUER',
+  'AUTH_JWT_AUDIENCE',
+  'AUTH_JWT_ALGORITHMS',
+  'AUTH_JWT_CLOCK_SKEW_SECONDS',
+  'SWAGGER',
+  'RATE_LIMIT',
+  'RATE_LIMIT_WINDOW_SECONDS',
 ];
 
 /** The test run's environment without the service's own variables, plus the ones given. */
@@ -133,6 +144,11 @@ export class ServiceProcess {
 
   get output(): string {
     return `${this.stdoutText}${this.stderrText}`;
+  }
+
+  /** What the service wrote to stdout alone: its log lines. */
+  get stdout(): string {
+    return this.stdoutText;
   }
 
   get stderr(): string {

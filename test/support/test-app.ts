@@ -31,6 +31,8 @@ export class RunningApp {
       DEMO_DATA: 'false',
       MIGRATIONS_RUN: 'true',
       LOG_LEVEL: 'silent',
+      // The MariaDB runs say it explicitly, as production must.
+      AUTH_MODE: 'none',
       ...env,
     });
     const app = await createApp(config, { logger: false });

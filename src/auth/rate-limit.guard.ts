@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
+import { DomainError } from '../common/domain-error';
+import { type AuthenticatedRequest } from './auth.guard';
+
+export class RateLimitedError extends DomainError {
+  readonly kind = 'rate_limited';
+  readonly code = 'rate_limited';
+  readonly title = 'Too many requests';
+  constructor(override readonly retryAfterSeconds: number) {
+    super(`Too many requests; retry after ${retryAfterSeconds} seconds.`);
+  }
+}
+
+/**
+ * Counts requests per caller: the authenticated identity, else the client address as TRUST_PROXY
+ * derives it. A raw X-Forwarded-For header is never read, so a client cannot pick its own bucket.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  protected override getTracker(request: Record<string, unknown>): Promise<string> {
+    const { caller, ip, socket } = request as unknown as AuthenticatedRequest;
+    return Promise.resolve(
+      caller ? `caller:${caller.id}` : `address:${ip ?? socket.remoteAddress ?? 'unknown'}`,
+    );
+  }
+
+  protected override throwThrottlingException(
+    _context: unknown,
+    detail: ThrottlerLimitDetail,
+  ): Promise<void> {
+    throw new RateLimitedError(Math.max(1, Math.ceil(detail.timeToBlockExpire)));
+  }
+}

@@ -1,0 +1,61 @@
+import { DomainError } from '../common/domain-error';
+
+export class DatabaseUnavailableError extends DomainError {
+  readonly kind = 'unavailable';
+  readonly code = 'database_unavailable';
+  readonly title = 'Database unavailable';
+  constructor(reason = 'The database does not answer.') {
+    super(`${reason} Retry later.`);
+  }
+}
+
+/** Driver codes and MySQL errors that mean the database cannot be reached or used right now. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'ER_ACCESS_DENIED_ERROR',
+  'ER_BAD_DB_ERROR',
+  // The schema is not there yet: the migrations job has not run.
+  'ER_NO_SUCH_TABLE',
+  'SQLITE_BUSY',
+]);
+
+/** MySQL's answers to lock contention, which a retry of the whole transaction can overcome. */
+const CONTENTION_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
+
+interface DriverError {
+  code?: unknown;
+  fatal?: unknown;
+  message?: unknown;
+}
+
+/** TypeORM wraps driver errors in QueryFailedError; pool errors come bare. */
+function driverErrorOf(error: unknown): DriverError {
+  const candidate = (error as { driverError?: unknown })?.driverError ?? error;
+  return typeof candidate === 'object' && candidate !== null ? candidate : {};
+}
+
+export function isUnreachable(error: unknown): boolean {
+  const driver = driverErrorOf(error);
+  if (typeof driver.code === 'string' && UNREACHABLE_CODES.has(driver.code)) return true;
+  if (driver.fatal === true) return true;
+  // mysql2's pool refusals carry no code.
+  return (
+    typeof driver.message === 'string' && /Pool is closed|Queue limit reached/.test(driver.message)
+  );
+}
+
+export function isContention(error: unknown): boolean {
+  const { code } = driverErrorOf(error);
+  return typeof code === 'string' && CONTENTION_CODES.has(code);
+}
