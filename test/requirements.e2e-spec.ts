@@ -1,5 +1,5 @@
 import { CATALOGUE } from './support/fixtures';
-import { describeOnEachDatabase } from './support/test-app';
+import { describeOnEachDatabase, RunningApp } from './support/test-app';
 
 describeOnEachDatabase('GET Requirement/GetRequirements', (context) => {
   it('answers an empty catalogue with an empty array', async () => {
@@ -58,5 +58,40 @@ describeOnEachDatabase('GET Requirement/GetRequirements', (context) => {
       .get('/api/Requirement/GetRequirements')
       .set('If-None-Match', etag)
       .expect(304);
+  });
+});
+
+describeOnEachDatabase('GetRequirements across instances', (context) => {
+  it('serves a catalogue import made through another instance at once, with a new ETag', async () => {
+    await context.running.seed({ requirements: CATALOGUE.slice(0, 1) });
+    const other = await RunningApp.start(context.database.url);
+    try {
+      const first = await context.http.get('/api/Requirement/GetRequirements').expect(200);
+      const firstXml = await context.http
+        .get('/api/Requirement/GetRequirements')
+        .set('Accept', 'application/xml')
+        .expect(200);
+      expect((first.body as unknown[]).length).toBe(1);
+      // The other instance writes the catalogue; this one cached it a moment ago.
+      await other.seed({ requirements: CATALOGUE });
+      const second = await context.http
+        .get('/api/Requirement/GetRequirements')
+        .set('If-None-Match', first.headers.etag)
+        .expect(200);
+      expect((second.body as unknown[]).length).toBe(3);
+      expect(second.headers.etag).not.toBe(first.headers.etag);
+      const secondXml = await context.http
+        .get('/api/Requirement/GetRequirements')
+        .set('Accept', 'application/xml')
+        .expect(200);
+      expect(secondXml.text).not.toBe(firstXml.text);
+      expect(secondXml.text.match(/<Requirement>/g)).toHaveLength(3);
+      // Both instances answer with the same bytes and the same ETag.
+      const fromOther = await other.http.get('/api/Requirement/GetRequirements').expect(200);
+      expect(fromOther.text).toBe(second.text);
+      expect(fromOther.headers.etag).toBe(second.headers.etag);
+    } finally {
+      await other.close();
+    }
   });
 });

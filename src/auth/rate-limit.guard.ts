@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
 import { DomainError } from '../common/domain-error';
 import { type AuthenticatedRequest } from './auth.guard';
@@ -23,6 +23,15 @@ export class RateLimitGuard extends ThrottlerGuard {
     return Promise.resolve(
       caller ? `caller:${caller.id}` : `address:${ip ?? socket.remoteAddress ?? 'unknown'}`,
     );
+  }
+
+  /** One bucket per caller across every route (the default would keep one per route). */
+  protected override generateKey(
+    _context: ExecutionContext,
+    tracker: string,
+    throttlerName: string,
+  ): string {
+    return `${throttlerName}:${tracker}`;
   }
 
   protected override throwThrottlingException(

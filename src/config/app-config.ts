@@ -124,8 +124,12 @@ class EnvironmentReader {
     return fallback;
   }
 
-  check(name: string, valid: boolean, expectation: string): void {
-    if (!valid) this.problems.push(`${name} ${expectation} (got '${this.env[name]}')`);
+  /** Records a problem naming the variable; a secret's value is never written out. */
+  check(name: string, valid: boolean, expectation: string, { secret = false } = {}): void {
+    if (valid) return;
+    this.problems.push(
+      secret ? `${name} ${expectation}` : `${name} ${expectation} (got '${this.env[name]}')`,
+    );
   }
 }
 
@@ -199,6 +203,8 @@ function readApiKeys(reader: EnvironmentReader, env: Environment): ApiKey[] {
     'AUTH_API_KEYS',
     entries.length > 0 && keys.length === entries.length,
     'must list name=sha256:<64 hex digits> entries, comma-separated, when AUTH_MODE is apikey',
+    // An operator may have pasted a key itself: it must not reach the logs.
+    { secret: true },
   );
   return keys.map(([, name, hex]) => ({ name, sha256: Buffer.from(hex, 'hex') }));
 }

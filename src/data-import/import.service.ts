@@ -3,6 +3,10 @@ import { type EntityManager, In } from 'typeorm';
 import { UnitOfWork } from '../database/unit-of-work';
 import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
 import { RequirementDto } from '../requirement/dto/requirement.dto';
+import {
+  CATALOGUE_VERSION_ROW,
+  CatalogueVersionEntity,
+} from '../requirement/entities/catalogue-version.entity';
 import { RequirementAcquisitionEntity } from '../requirement/entities/requirement-acquisition.entity';
 import { RequirementTypeEntity } from '../requirement/entities/requirement-type.entity';
 import { TransactionDto } from '../transaction/dto/transaction.dto';
@@ -145,6 +149,8 @@ export class ImportService {
       acquisitions,
       summary.acquisitions,
     );
+    // Every instance's serialized catalogue goes stale with this commit.
+    await manager.increment(CatalogueVersionEntity, { id: CATALOGUE_VERSION_ROW }, 'version', 1);
     progress(`${source}: ${acquisitions.length} acquisition records`);
   }
 

@@ -1,3 +1,4 @@
+import { CatalogueVersionEntity } from '../requirement/entities/catalogue-version.entity';
 import { RequirementAcquisitionEntity } from '../requirement/entities/requirement-acquisition.entity';
 import { RequirementTypeEntity } from '../requirement/entities/requirement-type.entity';
 import { AgentAssignmentEntity } from '../transaction/entities/agent-assignment.entity';
@@ -7,6 +8,7 @@ import { TransactionEntity } from '../transaction/entities/transaction.entity';
 export const ENTITIES = [
   RequirementTypeEntity,
   RequirementAcquisitionEntity,
+  CatalogueVersionEntity,
   TransactionEntity,
   TransactionRequirementEntity,
   AgentAssignmentEntity,

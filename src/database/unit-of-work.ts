@@ -49,12 +49,20 @@ export class UnitOfWork {
       try {
         return await (this.exclusive
           ? this.exclusive.runExclusive(() => this.dataSource.transaction(work))
-          : this.dataSource.transaction('READ COMMITTED', work));
+          : // The server's default isolation: writes lock the rows they read (FOR UPDATE), and naming a
+            // level would cost a SET TRANSACTION round trip on every call.
+            this.dataSource.transaction(work));
       } catch (error) {
         if (!isContention(error) || attempt === WRITE_ATTEMPTS) throw error;
         await sleep(Math.random() * BACKOFF_BASE_MS * 2 ** attempt);
       }
     }
+  }
+
+  /** Reads that must agree with each other: one snapshot (a REPEATABLE READ transaction on MySQL). */
+  readSnapshot<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (this.exclusive) return this.read(work);
+    return this.bounded(() => this.dataSource.transaction('REPEATABLE READ', work));
   }
 
   read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

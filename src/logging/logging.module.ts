@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { type Request } from 'express';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
@@ -88,7 +88,13 @@ export class LoggingModule {
     return {
       module: LoggingModule,
       // The service's own lines (start-up, errors) go through the same logger as the requests'.
-      imports: [LoggerModule.forRoot({ pinoHttp: { logger }, useExisting: true })],
+      imports: [
+        LoggerModule.forRoot({
+          pinoHttp: { logger },
+          useExisting: true,
+          forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
+        }),
+      ],
       providers: [{ provide: HTTP_LOGGER, useValue: createHttpLogger(logger) }],
       exports: [HTTP_LOGGER],
     };

@@ -1,5 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { VersionedBody } from '../wire/versioned-body';
 import { WireErrors, WireResponse } from '../wire/wire-response.decorator';
 import { REQUIREMENTS_EXAMPLE } from '../openapi/examples';
 import { RequirementDto } from './dto/requirement.dto';
@@ -21,7 +22,10 @@ export class RequirementController {
     example: REQUIREMENTS_EXAMPLE,
   })
   @WireErrors(304, 401, 429, 500, 503)
-  getRequirements(): Promise<RequirementDto[]> {
-    return this.requirements.findAll();
+  async getRequirements(): Promise<VersionedBody<RequirementDto[]>> {
+    // Served from bytes serialized once per catalogue version; the version check is one row read.
+    return new VersionedBody('requirements', await this.requirements.version(), () =>
+      this.requirements.catalogue(),
+    );
   }
 }

@@ -1,27 +1,45 @@
 import { Injectable } from '@nestjs/common';
+import { type EntityManager } from 'typeorm';
 import { UnitOfWork } from '../database/unit-of-work';
+import { type VersionedSnapshot } from '../wire/versioned-body';
 import { pickWireScalars } from '../wire/wire-record';
 import { RequirementAcquisitionDto } from './dto/requirement-acquisition.dto';
 import { RequirementDto } from './dto/requirement.dto';
+import { CATALOGUE_VERSION_ROW, CatalogueVersionEntity } from './entities/catalogue-version.entity';
 import { RequirementTypeEntity } from './entities/requirement-type.entity';
+
+async function versionOf(manager: EntityManager): Promise<number> {
+  const row = await manager.findOneBy(CatalogueVersionEntity, { id: CATALOGUE_VERSION_ROW });
+  return row?.version ?? 0;
+}
 
 @Injectable()
 export class RequirementService {
   constructor(private readonly unitOfWork: UnitOfWork) {}
 
-  /** Every requirement type with its records, ordered by type then record id, in one query. */
-  async findAll(): Promise<RequirementDto[]> {
-    const types = await this.unitOfWork.read((manager) =>
-      manager.find(RequirementTypeEntity, {
+  /** The catalogue's version now: one primary-key read. */
+  version(): Promise<number> {
+    return this.unitOfWork.read(versionOf);
+  }
+
+  /**
+   * Every requirement type with its records, ordered by type then record id, in one query, read in one
+   * snapshot with the version it belongs to.
+   */
+  catalogue(): Promise<VersionedSnapshot<RequirementDto[]>> {
+    return this.unitOfWork.readSnapshot(async (manager) => {
+      const version = await versionOf(manager);
+      const types = await manager.find(RequirementTypeEntity, {
         relations: { acquisitions: true },
         order: { requirement_type_id: 'ASC', acquisitions: { requirement_id: 'ASC' } },
-      }),
-    );
-    return types.map((type) => ({
-      ...pickWireScalars(RequirementDto, type),
-      Acquisition: (type.acquisitions ?? []).map((record) =>
-        pickWireScalars(RequirementAcquisitionDto, record),
-      ),
-    }));
+      });
+      const value = types.map((type) => ({
+        ...pickWireScalars(RequirementDto, type),
+        Acquisition: (type.acquisitions ?? []).map((record) =>
+          pickWireScalars(RequirementAcquisitionDto, record),
+        ),
+      }));
+      return { version, value };
+    });
   }
 }

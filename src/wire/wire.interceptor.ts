@@ -7,13 +7,13 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { type Request, type Response } from 'express';
-import { createHash } from 'node:crypto';
-import { from, map, type Observable, switchMap } from 'rxjs';
+import { from, mergeMap, type Observable, of, switchMap } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { readWireBody } from './wire-body';
 import { wireModelOf } from './wire-model';
 import { WireFormats } from './wire-negotiation';
 import { WIRE_RESPONSE, type WireResponseOptions } from './wire-response.decorator';
+import { RepresentationCache, strongEtagOf, VersionedBody } from './versioned-body';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -29,6 +29,8 @@ export class WireInterceptor implements NestInterceptor {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  private readonly representations = new RepresentationCache();
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
@@ -41,8 +43,8 @@ export class WireInterceptor implements NestInterceptor {
       next
         .handle()
         .pipe(
-          map((result: unknown) =>
-            declared ? this.write(request, response, declared, result) : result,
+          mergeMap((result: unknown) =>
+            declared ? this.write(request, response, declared, result) : of(result),
           ),
         );
     if (!METHODS_WITH_BODY.has(request.method)) return handle();
@@ -54,20 +56,24 @@ export class WireInterceptor implements NestInterceptor {
     );
   }
 
-  private write(
+  private async write(
     request: Request,
     response: Response,
     declared: WireResponseOptions,
     result: unknown,
-  ): unknown {
+  ): Promise<unknown> {
     if (result === undefined || result === null) return result;
     const format = this.formats.forResponse(request.headers.accept);
-    const text = format.writer.encode(wireModelOf(declared.type), result);
+    const encode = (value: object) => format.writer.encode(wireModelOf(declared.type), value);
+    const { text, etag } =
+      result instanceof VersionedBody
+        ? await this.representations.get(result as VersionedBody<object>, format.mediaType, encode)
+        : { text: encode(result), etag: undefined };
     response.setHeader('Content-Type', `${format.mediaType}; charset=utf-8`);
     response.setHeader('Vary', 'Accept');
     // Express answers 304 by itself when an If-None-Match matches the ETag set here.
-    if (request.method === 'GET' && !response.hasHeader('ETag')) {
-      response.setHeader('ETag', `"${createHash('sha1').update(text).digest('base64url')}"`);
+    if ((request.method === 'GET' || request.method === 'HEAD') && !response.hasHeader('ETag')) {
+      response.setHeader('ETag', etag ?? strongEtagOf(text));
     }
     return text;
   }

@@ -1,4 +1,5 @@
 import { InitialSchema1795337578554 } from './1795337578554-InitialSchema';
+import { CatalogueVersion1795341219492 } from './1795341219492-CatalogueVersion';
 
 /** The embedded database's schema, oldest first; the service applies them at every start. */
-export const SQLITE_MIGRATIONS = [InitialSchema1795337578554];
+export const SQLITE_MIGRATIONS = [InitialSchema1795337578554, CatalogueVersion1795341219492];

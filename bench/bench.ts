@@ -1,0 +1,388 @@
+import autocannon from 'autocannon';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, totalmem, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createConnection } from 'mysql2/promise';
+import { generateRequirements, generateTransactions, type DatasetSize } from './dataset';
+import { runMysqlReference, type LoopResult } from './reference-mysql';
+
+/**
+ * `npm run bench`: the service on the embedded database (and on MariaDB when BENCH_DATABASE_URL names
+ * a server), under autocannon at fixed connection counts, against three references on the same data.
+ * Prints a markdown table. Every process it starts listens on 127.0.0.1 and stops at the end.
+ */
+
+const DIST = join(__dirname, '..');
+const SERVICE = join(DIST, 'src', 'main.js');
+const IMPORT = join(DIST, 'src', 'data-import', 'main.js');
+
+const number = (name: string, fallback: number) =>
+  process.env[name] ? Number(process.env[name]) : fallback;
+const SECONDS = number('BENCH_SECONDS', 10);
+const WARMUP_SECONDS = number('BENCH_WARMUP_SECONDS', 3);
+const SIZE: DatasetSize = {
+  types: number('BENCH_TYPES', 50),
+  recordsPerType: number('BENCH_RECORDS', 12),
+  transactions: number('BENCH_TRANSACTIONS', 10000),
+};
+const SCALE_TO = number('BENCH_SCALE_TRANSACTIONS', 1_000_000);
+const READ_CONNECTIONS = 32;
+const WRITE_CONNECTIONS = 16;
+
+interface Measure {
+  readonly scenario: string;
+  readonly database: string;
+  readonly connections: number;
+  readonly requestsPerSecond: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly errors: number;
+  readonly reference?: string;
+  readonly ratio?: number;
+}
+
+const results: Measure[] = [];
+const children: ChildProcess[] = [];
+let nextPort = 39100;
+
+async function waitFor(url: string, deadlineMs = 60000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer`);
+    await sleep(200);
+  }
+}
+
+function run(command: string, args: string[], env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [command, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${command} exited ${code}`)),
+    );
+  });
+}
+
+/** The service as production runs it: JSON logs (to nowhere), request ids, helmet. */
+async function startService(databaseUrl: string): Promise<{ url: string; process: ChildProcess }> {
+  const port = nextPort++;
+  const child = spawn(process.execPath, [SERVICE], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      AUTH_MODE: 'none',
+      DEMO_DATA: 'false',
+      MIGRATIONS_RUN: 'true',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/health/ready`);
+  return { url, process: child };
+}
+
+async function startReference(
+  file: string,
+  bodies: { json: string; xml: string },
+): Promise<string> {
+  const port = nextPort++;
+  const child = fork(join(__dirname, file), [String(port), bodies.json, bodies.xml], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  children.push(child);
+  await new Promise<void>((resolve) => child.once('message', () => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+/** Peak resident set size of a process, in MB. */
+async function peakRssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+const randomId = (count: number) => 1 + Math.floor(Math.random() * count);
+let brokerCounter = 1;
+const agentBody = (count: number) => {
+  const brokerid = 200000 + brokerCounter++;
+  return {
+    transaction_id: randomId(count),
+    financetype: 'Cash',
+    brokerid,
+    brokername: `Broker ${brokerid}`,
+  };
+};
+const agentXml = (count: number) => {
+  const body = agentBody(count);
+  return `<Transaction xmlns="http://schemas.datacontract.org/2004/07/PropertySales.Models"><brokerid>${body.brokerid}</brokerid><brokername>${body.brokername}</brokername><financetype>Cash</financetype><transaction_id>${body.transaction_id}</transaction_id></Transaction>`;
+};
+
+interface Load {
+  readonly url: string;
+  readonly connections: number;
+  readonly expectStatus: number;
+  readonly request?: autocannon.Request;
+  readonly headers?: Record<string, string>;
+}
+
+async function measure(scenario: string, database: string, load: Load): Promise<Measure> {
+  const options: autocannon.Options = {
+    url: load.url,
+    connections: load.connections,
+    headers: load.headers,
+    requests: load.request ? [load.request] : undefined,
+  };
+  await autocannon({ ...options, duration: WARMUP_SECONDS });
+  const result = await autocannon({ ...options, duration: SECONDS });
+  const counts = result.statusCodeStats as unknown as Record<string, { count: number }>;
+  const answered = Object.values(counts).reduce((sum, { count }) => sum + count, 0);
+  const measure: Measure = {
+    scenario,
+    database,
+    connections: load.connections,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors:
+      result.errors + result.timeouts + answered - (counts[String(load.expectStatus)]?.count ?? 0),
+  };
+  results.push(measure);
+  process.stderr.write(
+    `${scenario} (${database}): ${Math.round(measure.requestsPerSecond)} req/s\n`,
+  );
+  return measure;
+}
+
+function compare(measure: Measure, reference: Measure | (LoopResult & { scenario: string })): void {
+  const index = results.indexOf(measure);
+  results[index] = {
+    ...measure,
+    reference: reference.scenario,
+    ratio: measure.requestsPerSecond / reference.requestsPerSecond,
+  };
+}
+
+async function benchSqlite(
+  directory: string,
+  files: { requirements: string; transactions: string },
+): Promise<number> {
+  const databaseUrl = `sqlite:${join(directory, 'bench.sqlite')}`;
+  await run(IMPORT, ['--requirements', files.requirements, '--transactions', files.transactions], {
+    DATABASE_URL: databaseUrl,
+  });
+  const service = await startService(databaseUrl);
+  const catalogue = `${service.url}/api/Requirement/GetRequirements`;
+  const json = join(directory, 'catalogue.json');
+  const xml = join(directory, 'catalogue.xml');
+  await writeFile(json, await (await fetch(catalogue)).text());
+  await writeFile(
+    xml,
+    await (await fetch(catalogue, { headers: { Accept: 'application/xml' } })).text(),
+  );
+  const etag = (await fetch(catalogue)).headers.get('etag')!;
+
+  const http = await startReference('reference-http.js', { json, xml });
+  const nest = await startReference('reference-nest.js', { json, xml });
+  const read = (url: string, headers?: Record<string, string>, expectStatus = 200): Load => ({
+    url,
+    connections: READ_CONNECTIONS,
+    expectStatus,
+    headers,
+  });
+  await measure('node:http, GetRequirements bytes (JSON)', '-', read(`${http}/json`));
+  const nestJson = await measure(
+    'NestJS on Express, GetRequirements bytes (JSON)',
+    '-',
+    read(`${nest}/json`),
+  );
+  const nestXml = await measure(
+    'NestJS on Express, GetRequirements bytes (XML)',
+    '-',
+    read(`${nest}/xml`),
+  );
+  compare(await measure('GetRequirements JSON', 'SQLite', read(catalogue)), nestJson);
+  compare(
+    await measure('GetRequirements XML', 'SQLite', read(catalogue, { Accept: 'application/xml' })),
+    nestXml,
+  );
+  compare(
+    await measure(
+      'GetRequirements If-None-Match (304)',
+      'SQLite',
+      read(catalogue, { 'If-None-Match': etag }, 304),
+    ),
+    nestJson,
+  );
+  await measure('GetTransaction JSON', 'SQLite', {
+    url: service.url,
+    connections: READ_CONNECTIONS,
+    expectStatus: 200,
+    request: {
+      method: 'GET',
+      setupRequest: (request) => ({
+        ...request,
+        path: `/api/Transaction/GetTransaction/${randomId(SIZE.transactions)}`,
+      }),
+    },
+  });
+  await benchUpdates(service.url, 'SQLite', SIZE.transactions);
+  const rss = await peakRssMb(service.process.pid!);
+  service.process.kill('SIGTERM');
+  return rss;
+}
+
+async function benchUpdates(url: string, database: string, count: number): Promise<Measure> {
+  const path = '/api/Transaction/UpdateAgents';
+  const json = await measure('UpdateAgents JSON', database, {
+    url,
+    connections: WRITE_CONNECTIONS,
+    expectStatus: 204,
+    request: {
+      method: 'POST',
+      path,
+      headers: { 'Content-Type': 'application/json' },
+      setupRequest: (request) => ({ ...request, body: JSON.stringify(agentBody(count)) }),
+    },
+  });
+  await measure('UpdateAgents XML', database, {
+    url,
+    connections: WRITE_CONNECTIONS,
+    expectStatus: 204,
+    request: {
+      method: 'POST',
+      path,
+      headers: { 'Content-Type': 'application/xml' },
+      setupRequest: (request) => ({ ...request, body: agentXml(count) }),
+    },
+  });
+  return json;
+}
+
+async function benchMariadb(
+  serverUrl: string,
+  files: { requirements: string; transactions: string },
+): Promise<void> {
+  const name = `property_sales_bench_${Date.now()}`;
+  const admin = await createConnection({ uri: serverUrl.replace(/^mariadb:/, 'mysql:') });
+  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  const mysqlUrl = databaseUrl.replace(/^mariadb:/, 'mysql:');
+  try {
+    await run(
+      IMPORT,
+      ['--requirements', files.requirements, '--transactions', files.transactions],
+      { DATABASE_URL: databaseUrl, MIGRATIONS_RUN: 'true' },
+    );
+    const service = await startService(databaseUrl);
+    const byHand = async (rows: number) => {
+      const loop = await runMysqlReference(mysqlUrl, WRITE_CONNECTIONS, SECONDS, rows);
+      const reference = {
+        scenario: `mysql2 by hand, UpdateAgents SQL (${rows} rows)`,
+        database: 'MariaDB',
+        connections: WRITE_CONNECTIONS,
+        ...loop,
+      };
+      results.push(reference);
+      return reference;
+    };
+    const getTransaction = (rows: number) =>
+      measure(`GetTransaction JSON (${rows} rows)`, 'MariaDB', {
+        url: service.url,
+        connections: READ_CONNECTIONS,
+        expectStatus: 200,
+        request: {
+          method: 'GET',
+          setupRequest: (request) => ({
+            ...request,
+            path: `/api/Transaction/GetTransaction/${randomId(SIZE.transactions)}`,
+          }),
+        },
+      });
+    await getTransaction(SIZE.transactions);
+    compare(
+      await benchUpdates(service.url, 'MariaDB', SIZE.transactions),
+      await byHand(SIZE.transactions),
+    );
+    if (SCALE_TO > SIZE.transactions) {
+      process.stderr.write(`Growing sales_transaction to ${SCALE_TO} rows\n`);
+      const target = await createConnection({ uri: mysqlUrl });
+      await target.query(
+        `INSERT INTO sales_transaction (transaction_id, row_version, financetype, brokerid, brokername, locked)
+         SELECT seq, 1, 'Cash', 11, 'Ramon Dela Cruz', 0 FROM seq_${SIZE.transactions + 1}_to_${SCALE_TO}`,
+      );
+      await target.end();
+      await getTransaction(SCALE_TO);
+      const updates = await measure(`UpdateAgents JSON (${SCALE_TO} rows)`, 'MariaDB', {
+        url: service.url,
+        connections: WRITE_CONNECTIONS,
+        expectStatus: 204,
+        request: {
+          method: 'POST',
+          path: '/api/Transaction/UpdateAgents',
+          headers: { 'Content-Type': 'application/json' },
+          setupRequest: (request) => ({ ...request, body: JSON.stringify(agentBody(SCALE_TO)) }),
+        },
+      });
+      compare(updates, await byHand(SCALE_TO));
+    }
+    service.process.kill('SIGTERM');
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    await admin.end();
+  }
+}
+
+const format = (value: number, digits = 1) => value.toFixed(digits);
+
+function report(rssMb: number): string {
+  const lines = [
+    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${new Date().toISOString().slice(0, 10)}; \`npm run bench\` (${SECONDS} s per scenario after ${WARMUP_SECONDS} s warm-up; ${SIZE.types} types × ${SIZE.recordsPerType} records, ${SIZE.transactions} transactions).`,
+    '',
+    '| Scenario | Database | Connections | Requests/s | p50 ms | p99 ms | Errors | Reference | Ratio |',
+    '|---|---|---:|---:|---:|---:|---:|---|---:|',
+    ...results.map(
+      (r) =>
+        `| ${r.scenario} | ${r.database} | ${r.connections} | ${Math.round(r.requestsPerSecond)} | ${format(r.p50)} | ${format(r.p99)} | ${r.errors} | ${r.reference ?? ''} | ${r.ratio === undefined ? '' : format(r.ratio, 2)} |`,
+    ),
+    '',
+    `Peak RSS of the service (SQLite run): ${Math.round(rssMb)} MB.`,
+  ];
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const directory = await mkdtemp(join(tmpdir(), 'property-sales-bench-'));
+  try {
+    const files = {
+      requirements: join(directory, 'requirements.json'),
+      transactions: join(directory, 'transactions.json'),
+    };
+    await writeFile(files.requirements, JSON.stringify(generateRequirements(SIZE)));
+    await writeFile(files.transactions, JSON.stringify(generateTransactions(SIZE)));
+    const rss = await benchSqlite(directory, files);
+    if (process.env.BENCH_DATABASE_URL) await benchMariadb(process.env.BENCH_DATABASE_URL, files);
+    process.stdout.write(`${report(rss)}\n`);
+  } finally {
+    for (const child of children) child.kill('SIGKILL');
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  for (const child of children) child.kill('SIGKILL');
+  process.stderr.write(`${String(error)}\n`);
+  process.exit(1);
+});
