@@ -21,6 +21,8 @@ export async function createApp(
   // The wire layer reads bodies itself, per media type and with its own limit.
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
+    // A failed start (no database, say) rejects here; main.ts reports it and exits.
+    abortOnError: false,
     bufferLogs: options.logger === undefined,
     logger: options.logger,
   });

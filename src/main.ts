@@ -12,8 +12,16 @@ async function bootstrap(): Promise<void> {
     process.stderr.write(`${error.message}\n`);
     process.exit(1);
   }
-  const app = await createApp(config);
-  await app.listen(config.port);
+  let app;
+  try {
+    app = await createApp(config);
+    await app.listen(config.port);
+  } catch (error) {
+    process.stderr.write(
+      `The service could not start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  }
   installGracefulShutdown(app, config.shutdownTimeoutMs);
   app.get(Logger).log(`Listening on port ${config.port} (${config.database.kind})`);
 }

@@ -33,10 +33,11 @@ export class UnitOfWork {
 
   /**
    * Runs `work` in one database transaction: all of it commits, or none of it. A deadlock or
-   * lock-wait timeout rolls it back and runs it again, after a jittered, growing pause.
+   * lock-wait timeout rolls it back and runs it again, after a jittered, growing pause. Work whose
+   * request was already answered 503 (the time bound passed) rolls back instead of committing late.
    */
   write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.bounded(() => this.retried(work));
+    return this.bounded((deadline) => this.retried(work, deadline));
   }
 
   /** As `write`, without the time bound: for commands such as an import, not for requests. */
@@ -44,16 +45,26 @@ export class UnitOfWork {
     return this.retried(work);
   }
 
-  private async retried<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  private async retried<T>(
+    work: (manager: EntityManager) => Promise<T>,
+    deadline?: AbortSignal,
+  ): Promise<T> {
+    const guarded = async (manager: EntityManager) => {
+      const result = await work(manager);
+      // Thrown inside the transaction, so it rolls back.
+      if (deadline?.aborted)
+        throw new DatabaseUnavailableError('The database did not answer in time.');
+      return result;
+    };
     for (let attempt = 1; ; attempt++) {
       try {
         return await (this.exclusive
-          ? this.exclusive.runExclusive(() => this.dataSource.transaction(work))
+          ? this.exclusive.runExclusive(() => this.dataSource.transaction(guarded))
           : // The server's default isolation: writes lock the rows they read (FOR UPDATE), and naming a
             // level would cost a SET TRANSACTION round trip on every call.
-            this.dataSource.transaction(work));
+            this.dataSource.transaction(guarded));
       } catch (error) {
-        if (!isContention(error) || attempt === WRITE_ATTEMPTS) throw error;
+        if (!isContention(error) || attempt === WRITE_ATTEMPTS || deadline?.aborted) throw error;
         await sleep(Math.random() * BACKOFF_BASE_MS * 2 ** attempt);
       }
     }
@@ -70,22 +81,25 @@ export class UnitOfWork {
     return this.bounded(() => (this.exclusive ? this.exclusive.runExclusive(run) : run()));
   }
 
-  private async bounded<T>(operation: () => Promise<T>): Promise<T> {
-    const controller = new AbortController();
-    const timeout = sleep(this.config.databaseTimeoutMs, undefined, {
-      signal: controller.signal,
-    }).then(() => {
-      throw new DatabaseUnavailableError('The database did not answer in time.');
-    });
+  /** Answers 503 once DATABASE_TIMEOUT_MS has passed; `deadline` tells the work it was abandoned. */
+  private async bounded<T>(operation: (deadline: AbortSignal) => Promise<T>): Promise<T> {
+    const deadline = new AbortController();
+    const timer = new AbortController();
+    const timeout = sleep(this.config.databaseTimeoutMs, undefined, { signal: timer.signal }).then(
+      () => {
+        deadline.abort();
+        throw new DatabaseUnavailableError('The database did not answer in time.');
+      },
+    );
     try {
-      return await Promise.race([operation(), timeout]);
+      return await Promise.race([operation(deadline.signal), timeout]);
     } catch (error) {
       if (isUnreachable(error)) throw new DatabaseUnavailableError();
       if (isContention(error))
         throw new DatabaseUnavailableError('The transaction stayed locked by others.');
       throw error;
     } finally {
-      controller.abort();
+      timer.abort();
       timeout.catch(() => undefined);
     }
   }
