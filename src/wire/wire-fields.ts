@@ -20,17 +20,27 @@ export const DEFAULT_TEXT_LENGTH = 255;
 // Characters that XML 1.0 cannot carry: accepted in JSON, they could never be written back as XML.
 // eslint-disable-next-line no-control-regex
 const NON_XML_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+const NON_XML_CHARACTERS = new RegExp(NON_XML_CHARACTER.source, 'g');
 const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
 const DECIMAL_TEXT = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)\s*$/;
 
-/** How a value appears inside `The value '…' is not valid for …`: short, and never an object dump. */
+/**
+ * How a value appears inside `The value '…' is not valid for …`: short, never an object dump, and
+ * always writable as XML text, with control characters spelled `\u0001`.
+ */
 export function describeValue(value: unknown): string {
   let text: string;
   if (typeof value === 'string') text = value;
   else if (value instanceof Date) text = value.toISOString();
   else if (value === null || typeof value !== 'object') text = String(value);
   else text = Array.isArray(value) ? '[…]' : '{…}';
-  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+  const short = text.length > 100 ? `${text.slice(0, 100)}…` : text;
+  return short
+    .toWellFormed()
+    .replace(
+      NON_XML_CHARACTERS,
+      (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
 }
 
 const invalidValue = (args: ValidationArguments) =>

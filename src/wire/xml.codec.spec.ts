@@ -4,6 +4,7 @@ import { TransactionDto } from '../transaction/dto/transaction.dto';
 import { MAX_DOCUMENT_DEPTH } from './wire-codec';
 import { MalformedBodyError } from './wire-errors';
 import { wireModelOf } from './wire-model';
+import { describeValue } from './wire-fields';
 import { XmlCodec } from './xml.codec';
 import { encodeLocalName } from './xml-names';
 
@@ -87,6 +88,18 @@ describe('XmlCodec writing', () => {
         "<transaction.requirements_x005B_0_x005D_.requirement_id>The value 'x' is not valid for requirement_id." +
         '</transaction.requirements_x005B_0_x005D_.requirement_id></ModelState></Error>',
     );
+  });
+
+  it('keeps an error well-formed when its message quotes characters XML cannot carry', () => {
+    const message = `The value '${describeValue('a\u0000b\u0001\ud800')}' is not valid for brokerid.`;
+    expect(message).toBe("The value 'a\\u0000b\\u0001\ufffd' is not valid for brokerid.");
+    const text = xml.encodeError({
+      status: 400,
+      code: 'invalid_request',
+      title: 'Invalid request',
+      message: 'x\u0002y\udc00',
+    });
+    expect(text).toBe('<Error><Message>x\ufffdy\ufffd</Message></Error>');
   });
 
   it.each([

@@ -130,8 +130,15 @@ const TEXT_ESCAPES: Record<string, string> = {
   '>': '&gt;',
   '\r': '&#xD;',
 };
+// Characters XML 1.0 cannot carry at all. Validation keeps them out of stored text; whatever else
+// reaches the writer (a message quoting a client) gets U+FFFD rather than an ill-formed document.
+// eslint-disable-next-line no-control-regex
+const NON_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 const escapeText = (text: string) =>
-  text.replace(/[&<>\r]/g, (character) => TEXT_ESCAPES[character]);
+  text
+    .toWellFormed()
+    .replace(NON_XML, '\uFFFD')
+    .replace(/[&<>\r]/g, (character) => TEXT_ESCAPES[character]);
 
 function scalarText(value: unknown): string {
   if (value instanceof Date) return formatWireDate(value);

@@ -1,0 +1,1438 @@
+import { parse as parseContentType } from 'content-type';
+import fc from 'fast-check';
+import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
+import { AGENT_CHAIN_FIELDS } from '../src/transaction/agent-chain';
+import { TransactionDto } from '../src/transaction/dto/transaction.dto';
+import { UpdateAgentsDto } from '../src/transaction/dto/update-agents.dto';
+import { formatWireDate } from '../src/wire/wire-date';
+import { INT32_MAX, INT32_MIN } from '../src/wire/wire-fields';
+import { wireModelOf } from '../src/wire/wire-model';
+import { XML_SCHEMA_INSTANCE } from '../src/wire/xml.codec';
+import { encodeForm, encodeXml, type FormListStyle } from './support/client-encoding';
+import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { describeOnEachDatabase } from './support/test-app';
+import { validRecord } from './support/wire-arbitraries';
+import { inspectXml } from './support/xml-inspection';
+
+/*
+ * Fuzzing (CONTRACT §2, §4, §5, §7): random and mutated requests of every method, path, Content-Type,
+ * Accept and body against the real listening service, on each database. Every answer is below 500,
+ * arrives in time on an intact connection, and is well-formed in a type the negotiation allows; errors
+ * carry the legacy Message and nothing internal. Afterwards the process, its prototypes and the data
+ * the requests could not touch are as they were.
+ */
+
+/** Small, so that bodies over the limit stay cheap to send. */
+const BODY_LIMIT_BYTES = 64 * 1024;
+const RESPONSE_TIMEOUT_MS = 5000;
+/** Per property, on top of its run count: a slow machine runs fewer requests instead of timing out. */
+const TIME_BUDGET_MS = 12_000;
+const MAIN_RUNS = 1500;
+const BODY_RUNS = 1200;
+const VALID_UPDATE_RUNS = 80;
+
+const UNLOCKED_IDS = [1001, 1002];
+const LOCKED_IDS = [1003, 1004];
+const SEEDED_IDS = [...UNLOCKED_IDS, ...LOCKED_IDS];
+
+const TRANSACTION_MODEL = wireModelOf(TransactionDto);
+const UPDATE_MODEL = wireModelOf(UpdateAgentsDto);
+const DATA_CONTRACT_NAMESPACE = 'http://schemas.datacontract.org/2004/07/PropertySales.Models';
+
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const;
+type Method = (typeof METHODS)[number];
+
+const JSON_TYPES = ['application/json', 'text/json'];
+const XML_TYPES = ['application/xml', 'text/xml'];
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+const READABLE_TYPES = [...JSON_TYPES, ...XML_TYPES, FORM_TYPE];
+/** Response formats in the order that wins ties (JSON first, as Web API's formatter list). */
+const WRITABLE_TYPES = [...JSON_TYPES, ...XML_TYPES];
+const PROBLEM_JSON = 'application/problem+json';
+const ERROR_TYPES = [PROBLEM_JSON, ...XML_TYPES];
+const utf8 = (mediaType: string) => `${mediaType}; charset=utf-8`;
+
+/** Every status this service may answer here: AUTH_MODE none, no rate limit, the database up. */
+const PLAUSIBLE_STATUSES = new Set([200, 204, 304, 400, 404, 405, 409, 412, 413, 415]);
+
+// ---------------------------------------------------------------------------------------------------
+// Routes, and what a request-target names
+// ---------------------------------------------------------------------------------------------------
+
+type RouteName =
+  | 'UpdateAgents'
+  | 'GetTransaction'
+  | 'GetAgentHistory'
+  | 'GetRequirements'
+  | 'health'
+  | 'swagger'
+  | 'swagger-json'
+  | 'swagger-yaml';
+
+interface Route {
+  readonly name: RouteName;
+  readonly path: string;
+  readonly methods: readonly Method[];
+  readonly withId?: boolean;
+}
+
+const READ = ['GET', 'HEAD'] as const;
+const ROUTES: readonly Route[] = [
+  { name: 'UpdateAgents', path: '/api/Transaction/UpdateAgents', methods: ['POST'] },
+  { name: 'GetTransaction', path: '/api/Transaction/GetTransaction', methods: READ, withId: true },
+  {
+    name: 'GetAgentHistory',
+    path: '/api/Transaction/GetAgentHistory',
+    methods: READ,
+    withId: true,
+  },
+  { name: 'GetRequirements', path: '/api/Requirement/GetRequirements', methods: READ },
+  { name: 'health', path: '/health/live', methods: READ },
+  { name: 'health', path: '/health/ready', methods: READ },
+  { name: 'swagger', path: '/swagger', methods: READ },
+  { name: 'swagger-json', path: '/swagger-json', methods: READ },
+  { name: 'swagger-yaml', path: '/swagger-yaml', methods: READ },
+];
+const UPDATE_AGENTS = ROUTES[0];
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const ROUTE_PATTERNS = ROUTES.map((route) => ({
+  route,
+  // Case-insensitive, an optional trailing slash, the id one raw segment (CONTRACT §1).
+  pattern: new RegExp(`^${escapeRegExp(route.path)}${route.withId ? '/([^/]+)' : ''}/?$`, 'i'),
+}));
+
+type Target = { readonly route: Route; readonly id?: string } | 'none' | 'unsure';
+
+function matchRoute(pathname: string): Target | undefined {
+  for (const { route, pattern } of ROUTE_PATTERNS) {
+    const match = pattern.exec(pathname);
+    if (match) return { route, id: match[1] };
+  }
+  return undefined;
+}
+
+/**
+ * The route a request-target names, `none` for a path no route has (404 whatever the method), or
+ * `unsure` for what this test does not judge: the Swagger UI's static files, other request-target
+ * forms, and literal segments written percent-encoded.
+ */
+function targetOf(requestTarget: string): Target {
+  if (!requestTarget.startsWith('/')) return 'unsure';
+  const pathname = requestTarget.split('?')[0];
+  const matched = matchRoute(pathname);
+  if (matched) return matched;
+  if (/^\/swagger\//i.test(pathname)) return 'unsure';
+  try {
+    if (matchRoute(decodeURIComponent(pathname))) return 'unsure';
+  } catch {
+    // Not decodable: it cannot name a route either way.
+  }
+  return 'none';
+}
+
+function decodable(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+type IdKind = 'found' | 'missing' | 'invalid' | 'unsure';
+
+/** What a transaction id segment should give: 200, 404, 400, or not judged here (`+1`, ` 1`…). */
+function idKind(raw: string): IdKind {
+  let text: string;
+  try {
+    text = decodeURIComponent(raw);
+  } catch {
+    return 'invalid';
+  }
+  if (/^-?\d{1,10}$/.test(text)) {
+    const id = Number(text);
+    if (id < INT32_MIN || id > INT32_MAX) return 'invalid';
+    return SEEDED_IDS.includes(id) ? 'found' : 'missing';
+  }
+  if (/^[+-]?\d+$/.test(text)) {
+    const id = Number(text);
+    return id < INT32_MIN || id > INT32_MAX ? 'invalid' : 'unsure';
+  }
+  return text.trim() === text ? 'invalid' : 'unsure';
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Content negotiation, as CONTRACT §2 states it
+// ---------------------------------------------------------------------------------------------------
+
+interface AcceptRange {
+  readonly type: string;
+  readonly subtype: string;
+  readonly q: number;
+}
+
+const ACCEPT_PART =
+  /^([a-z0-9!#$&^_.+*-]+)\/([a-z0-9!#$&^_.+*-]+)(?:\s*;\s*q=(0(?:\.\d{0,3})?|1(?:\.0{0,3})?))?$/i;
+
+/**
+ * An Accept header this test can judge: well-formed ranges, each at most once, with valid q-values and
+ * no other parameters. `[]` for none; `undefined` for anything else (its outcome is not judged).
+ */
+function judgeableAccept(header: string | undefined): AcceptRange[] | undefined {
+  if (header === undefined || header.trim() === '') return [];
+  const ranges: AcceptRange[] = [];
+  for (const part of header.split(',')) {
+    const match = ACCEPT_PART.exec(part.trim());
+    if (!match) return undefined;
+    const [type, subtype] = [match[1].toLowerCase(), match[2].toLowerCase()];
+    if (ranges.some((range) => range.type === type && range.subtype === subtype)) return undefined;
+    ranges.push({ type, subtype, q: match[3] === undefined ? 1 : Number(match[3]) });
+  }
+  return ranges;
+}
+
+/** The format chosen: the highest q (from each type's most specific range), then specificity, then order. */
+function negotiate(ranges: readonly AcceptRange[]) {
+  let best: { mediaType: string; q: number; specificity: number } | undefined;
+  for (const mediaType of WRITABLE_TYPES) {
+    const [type, subtype] = mediaType.split('/');
+    let match: { q: number; specificity: number } | undefined;
+    for (const range of ranges) {
+      const specificity =
+        range.type === type && range.subtype === subtype
+          ? 2
+          : range.type === type && range.subtype === '*'
+            ? 1
+            : range.type === '*' && range.subtype === '*'
+              ? 0
+              : -1;
+      if (specificity >= 0 && (!match || specificity > match.specificity))
+        match = { q: range.q, specificity };
+    }
+    if (!match || match.q === 0) continue;
+    if (!best || match.q > best.q || (match.q === best.q && match.specificity > best.specificity))
+      best = { mediaType, ...match };
+  }
+  return best;
+}
+
+/** The Content-Type of a success body: what the Accept header prefers, else JSON, never 406. */
+function successType(ranges: readonly AcceptRange[]): string {
+  return utf8(negotiate(ranges)?.mediaType ?? JSON_TYPES[0]);
+}
+
+/** The Content-Type of an error: a type the Accept header names, else the request body's own, else JSON. */
+function errorType(ranges: readonly AcceptRange[], bodyMediaType: string | undefined): string {
+  const named = negotiate(ranges);
+  const chosen =
+    named && named.specificity > 0
+      ? named.mediaType
+      : WRITABLE_TYPES.find((mediaType) => mediaType === bodyMediaType);
+  return utf8(chosen && XML_TYPES.includes(chosen) ? chosen : PROBLEM_JSON);
+}
+
+const KNOWN_CHARSETS = ['utf-8', 'iso-8859-1', 'utf-16le', 'us-ascii', 'latin1'];
+const UNKNOWN_CHARSETS = ['x-unknown', 'utf-9', 'klingon'];
+
+interface ContentTypeInfo {
+  /** Lower case, without parameters; `undefined` when absent or unreadable. */
+  readonly mediaType?: string;
+  readonly malformed: boolean;
+  /** Whether the charset parameter (if any) names an encoding that exists, as far as this test knows. */
+  readonly charset: 'known' | 'unknown' | 'unsure';
+}
+
+function contentTypeInfo(header: string | undefined): ContentTypeInfo {
+  if (header === undefined || header.trim() === '') return { malformed: false, charset: 'known' };
+  let parsed;
+  try {
+    parsed = parseContentType(header.trim());
+  } catch {
+    return { malformed: true, charset: 'known' };
+  }
+  const charset = parsed.parameters.charset?.toLowerCase();
+  return {
+    mediaType: parsed.type,
+    malformed: false,
+    charset:
+      charset === undefined || KNOWN_CHARSETS.includes(charset)
+        ? 'known'
+        : UNKNOWN_CHARSETS.includes(charset)
+          ? 'unknown'
+          : 'unsure',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Requests
+// ---------------------------------------------------------------------------------------------------
+
+interface FuzzRequest {
+  readonly method: Method;
+  /** The request-target exactly as sent. */
+  readonly path: string;
+  readonly contentType?: string;
+  readonly accept?: string;
+  readonly ifMatch?: string;
+  readonly ifNoneMatch?: string;
+  readonly requestId?: string;
+  /** `undefined`: no body at all. */
+  readonly body?: string | RawBytes;
+  /** Sent with Transfer-Encoding: chunked instead of a Content-Length. */
+  readonly chunked: boolean;
+}
+
+interface Answer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+}
+
+/** A body sent as bytes that need not be UTF-8; a counterexample shows it as text with `\xNN` escapes. */
+class RawBytes {
+  constructor(readonly bytes: Uint8Array) {}
+
+  [fc.toStringMethod](): string {
+    const text = [...this.bytes]
+      .map((byte) =>
+        byte >= 0x20 && byte < 0x7f && byte !== 0x5c && byte !== 0x60
+          ? String.fromCharCode(byte)
+          : `\\x${byte.toString(16).padStart(2, '0')}`,
+      )
+      .join('');
+    return `bytes\`${text}\``;
+  }
+}
+
+const bodyBytes = (body: string | RawBytes | undefined): Buffer =>
+  body === undefined
+    ? Buffer.alloc(0)
+    : typeof body === 'string'
+      ? Buffer.from(body, 'utf8')
+      : Buffer.from(body.bytes);
+
+/**
+ * Sends a request byte for byte as described, on its own keep-alive connection (so a server answering
+ * before it read the body drains it instead of resetting), and fails on a dropped connection or a hang.
+ */
+function send(baseUrl: string, spec: FuzzRequest): Promise<Answer> {
+  const { hostname, port } = new URL(baseUrl);
+  const headers: Record<string, string> = { Connection: 'keep-alive' };
+  if (spec.contentType !== undefined) headers['Content-Type'] = spec.contentType;
+  if (spec.accept !== undefined) headers.Accept = spec.accept;
+  if (spec.ifMatch !== undefined) headers['If-Match'] = spec.ifMatch;
+  if (spec.ifNoneMatch !== undefined) headers['If-None-Match'] = spec.ifNoneMatch;
+  if (spec.requestId !== undefined) headers['X-Request-Id'] = spec.requestId;
+  const bytes = bodyBytes(spec.body);
+  if (spec.body !== undefined) {
+    if (spec.chunked) headers['Transfer-Encoding'] = 'chunked';
+    else headers['Content-Length'] = String(bytes.length);
+  }
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (outcome: Answer | Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outgoing.destroy();
+      if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
+    };
+    const outgoing = httpRequest(
+      { host: hostname, port, method: spec.method, path: spec.path, headers, agent: false },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          settle({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks),
+          }),
+        );
+        response.on('error', (error) =>
+          settle(new Error(`the response broke off: ${error.message}`)),
+        );
+      },
+    );
+    const timer = setTimeout(
+      () => settle(new Error(`no complete answer within ${RESPONSE_TIMEOUT_MS} ms`)),
+      RESPONSE_TIMEOUT_MS,
+    );
+    // Once the answer is complete, a reset of the rest of an unread body is no fault.
+    outgoing.on('error', (error) => settle(new Error(`no answer: ${error.message}`)));
+    if (spec.chunked) {
+      for (let start = 0; start < bytes.length; start += 1000)
+        outgoing.write(bytes.subarray(start, start + 1000));
+    } else if (bytes.length > 0) {
+      outgoing.write(bytes);
+    }
+    outgoing.end();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Judging one answer
+// ---------------------------------------------------------------------------------------------------
+
+/** Characters XML 1.0 cannot carry, not even as a character reference. */
+const NON_XML_CHARACTER =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** What must never reach a client (CONTRACT §7), unless the client itself sent it and it is echoed. */
+const LEAKS: readonly RegExp[] = [
+  /\n\s+at /,
+  / {4}at /,
+  /node_modules/,
+  /QueryFailedError|TypeORMError|EntityNotFound/,
+  /\bER_[A-Z_]{2,}/,
+  /\bSQLITE_[A-Z]+/,
+  /\bSELECT /,
+  /\bINSERT /,
+  /\bUPDATE /,
+];
+
+const requestText = (spec: FuzzRequest) =>
+  [spec.path, spec.contentType, spec.accept, spec.ifMatch, spec.ifNoneMatch, spec.requestId]
+    .filter((part) => part !== undefined)
+    .join('\n') +
+  '\n' +
+  bodyBytes(spec.body).toString('utf8') +
+  '\n' +
+  bodyBytes(spec.body).toString('latin1');
+
+/** Why a body is not well-formed XML 1.0, or `undefined`. */
+function xmlProblem(text: string, root?: string): string | undefined {
+  const bad = NON_XML_CHARACTER.exec(text);
+  if (bad) {
+    return `holds ${JSON.stringify(bad[0])} at ${bad.index}, which XML 1.0 cannot carry`;
+  }
+  try {
+    const element = inspectXml(text);
+    if (root !== undefined && element.name !== root)
+      return `has root <${element.name}>, not <${root}>`;
+    if (root === 'Error') {
+      const message = element.children[0];
+      if (message?.name !== 'Message' || message.text.trim() === '')
+        return 'has no <Message> as the first child of <Error>';
+    }
+  } catch (error) {
+    return `is not well-formed XML: ${(error as Error).message.split('\n')[0]}`;
+  }
+  return undefined;
+}
+
+function jsonProblem(
+  text: string,
+  check: (value: unknown) => string | undefined,
+): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `is not JSON: ${(error as Error).message}`;
+  }
+  return check(value);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function problemJsonProblem(status: number) {
+  return (value: unknown) => {
+    if (!isObject(value)) return 'is not a JSON object';
+    if (typeof value.Message !== 'string' || value.Message === '') return 'has no legacy Message';
+    if (value.status !== status) return `says status ${String(value.status)}`;
+    for (const member of ['type', 'title', 'detail'])
+      if (typeof value[member] !== 'string') return `has no string ${member}`;
+    if (value.ModelState !== undefined) {
+      if (!isObject(value.ModelState)) return 'has a ModelState that is not an object';
+      for (const messages of Object.values(value.ModelState))
+        if (!Array.isArray(messages) || !messages.every((message) => typeof message === 'string'))
+          return 'has a ModelState entry that is not a list of messages';
+    }
+    return undefined;
+  };
+}
+
+/** What a success body of each route must be, in JSON and in XML. */
+function successShape(route: Route | undefined, id: string | undefined) {
+  const json = (value: unknown): string | undefined => {
+    switch (route?.name) {
+      case 'GetRequirements':
+      case 'GetAgentHistory':
+        return Array.isArray(value) ? undefined : 'is not a JSON array';
+      case 'GetTransaction':
+        return isObject(value) && value.transaction_id === Number(decodeURIComponent(id ?? ''))
+          ? undefined
+          : 'is not the transaction asked for';
+      case 'health':
+        return isObject(value) && value.status === 'ok' ? undefined : 'is not a health report';
+      case 'swagger-json':
+        return isObject(value) && typeof value.openapi === 'string'
+          ? undefined
+          : 'is no OpenAPI document';
+      default:
+        return undefined;
+    }
+  };
+  const XML_ROOTS: Partial<Record<RouteName, string>> = {
+    GetRequirements: 'ArrayOfRequirement',
+    GetAgentHistory: 'ArrayOfAgentAssignment',
+    GetTransaction: 'Transaction',
+  };
+  const xmlRoot = route && XML_ROOTS[route.name];
+  return { json, xmlRoot };
+}
+
+/** The statuses a request must get, when this test can tell; `undefined` when it cannot. */
+function expectedStatuses(spec: FuzzRequest, target: Target): number[] | undefined {
+  if (target === 'unsure') return undefined;
+  if (target === 'none') return [404];
+  const { route, id } = target;
+  if (!route.methods.includes(spec.method)) return [405];
+  const notModified = spec.ifNoneMatch === undefined ? [] : [304];
+  if (route.name === 'UpdateAgents') return updateStatuses(spec);
+  if (route.withId) {
+    const kind = idKind(id!);
+    if (kind === 'found') return [200, ...notModified];
+    if (kind === 'missing') return [404];
+    return kind === 'invalid' ? [400] : undefined;
+  }
+  return [200, ...notModified];
+}
+
+/** UpdateAgents: the media type is checked first, then the presence and size of the body (CONTRACT §2, §7). */
+function updateStatuses(spec: FuzzRequest): number[] | undefined {
+  const contentType = contentTypeInfo(spec.contentType);
+  const size = bodyBytes(spec.body).length;
+  const sendsBody = spec.body !== undefined && (spec.chunked || size > 0);
+  if (contentType.malformed) return [415];
+  if (contentType.mediaType !== undefined && !READABLE_TYPES.includes(contentType.mediaType))
+    return [415];
+  if (!sendsBody) return [400];
+  if (contentType.mediaType === undefined) return [415];
+  const tooLarge = size > BODY_LIMIT_BYTES;
+  if (contentType.charset === 'unknown') return tooLarge ? [413, 415] : [415];
+  if (contentType.charset === 'unsure') return undefined;
+  if (tooLarge) return [413];
+  return [204, 400, 404, 409, 412];
+}
+
+/** Everything wrong with one answer; empty when it is as the contract says. */
+function judge(spec: FuzzRequest, answer: Answer): string[] {
+  const problems: string[] = [];
+  const { status, headers } = answer;
+  const target = targetOf(spec.path);
+  const route = typeof target === 'object' ? target.route : undefined;
+  const ranges = judgeableAccept(spec.accept);
+  const contentType = headers['content-type'];
+
+  // The Swagger UI's static files redirect a directory to its trailing-slash form, as any file server.
+  const pathname = spec.path.split('?')[0];
+  if (
+    status === 301 &&
+    /^\/swagger\//i.test(pathname) &&
+    (spec.method === 'GET' || spec.method === 'HEAD') &&
+    /^\/swagger\//i.test(String(headers.location))
+  )
+    return problems;
+  if (status >= 500) problems.push(`a server error ${status}`);
+  else if (!PLAUSIBLE_STATUSES.has(status))
+    problems.push(`status ${status}, which nothing here calls for`);
+  const expected = expectedStatuses(spec, target);
+  // A path that is not valid percent-encoding is a malformed request: 400 is as good as the route's answer.
+  if (expected && !decodable(pathname)) expected.push(400);
+  if (expected && !expected.includes(status))
+    problems.push(`status ${status} where ${expected.join(' or ')} is due`);
+
+  if (status === 405) {
+    const allow = (headers.allow ?? '')
+      .split(',')
+      .map((method) => method.trim())
+      .filter(Boolean);
+    if (allow.length === 0) problems.push('a 405 without an Allow header');
+    if (allow.includes(spec.method)) problems.push(`a 405 whose Allow lists ${spec.method} itself`);
+    if (route && [...allow].sort().join() !== [...route.methods].sort().join())
+      problems.push(`Allow: ${allow.join(', ')} for a route taking ${route.methods.join(', ')}`);
+  }
+
+  const hasBody = spec.method !== 'HEAD' && status !== 204 && status !== 304;
+  if (!hasBody && spec.method !== 'HEAD' && answer.body.length > 0)
+    problems.push(`a ${status} with a body`);
+  let text = '';
+  if (hasBody) {
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(answer.body);
+    } catch {
+      problems.push('a body that is not UTF-8');
+    }
+  }
+
+  if (status >= 400) {
+    const allowed =
+      ranges === undefined
+        ? ERROR_TYPES.map(utf8)
+        : [errorType(ranges, contentTypeInfo(spec.contentType).mediaType)];
+    if (!allowed.includes(String(contentType)))
+      problems.push(`an error as ${String(contentType)}, not ${allowed.join(' or ')}`);
+    if (hasBody) {
+      const problem = String(contentType).startsWith(PROBLEM_JSON)
+        ? jsonProblem(text, problemJsonProblem(status))
+        : xmlProblem(text, 'Error');
+      if (problem) problems.push(`an error body that ${problem}`);
+      const sent = requestText(spec);
+      for (const leak of LEAKS)
+        if (leak.test(text) && !leak.test(sent))
+          problems.push(`an error body matching ${leak}, which leaks`);
+    }
+  } else if (
+    status >= 200 &&
+    status < 300 &&
+    (hasBody || spec.method === 'HEAD') &&
+    status !== 204
+  ) {
+    const wire =
+      route?.name === 'GetRequirements' ||
+      route?.name === 'GetTransaction' ||
+      route?.name === 'GetAgentHistory';
+    const allowed = wire
+      ? ranges === undefined
+        ? WRITABLE_TYPES.map(utf8)
+        : [successType(ranges)]
+      : route?.name === 'swagger'
+        ? [utf8('text/html')]
+        : route?.name === 'swagger-yaml'
+          ? [utf8('text/yaml')]
+          : route
+            ? [utf8('application/json')]
+            : [...WRITABLE_TYPES.map(utf8), utf8('text/html'), utf8('text/yaml')];
+    if (!allowed.includes(String(contentType)))
+      problems.push(`a ${status} as ${String(contentType)}, not ${allowed.join(' or ')}`);
+    if (hasBody) {
+      const shape = successShape(route, typeof target === 'object' ? target.id : undefined);
+      const mediaType = String(contentType).split(';')[0];
+      const problem = JSON_TYPES.includes(mediaType)
+        ? jsonProblem(text, shape.json)
+        : XML_TYPES.includes(mediaType)
+          ? xmlProblem(text, shape.xmlRoot)
+          : undefined;
+      if (problem) problems.push(`a ${status} body that ${problem}`);
+    }
+  }
+  return problems;
+}
+
+const OBJECT_PROTOTYPE_KEYS = Reflect.ownKeys(Object.prototype).map(String).sort().join();
+const ARRAY_PROTOTYPE_KEYS = Reflect.ownKeys(Array.prototype).map(String).sort().join();
+
+function pollutionProblems(): string[] {
+  const problems: string[] = [];
+  if (({} as Record<string, unknown>).polluted !== undefined) problems.push('({}).polluted is set');
+  if (Reflect.ownKeys(Object.prototype).map(String).sort().join() !== OBJECT_PROTOTYPE_KEYS)
+    problems.push('Object.prototype has changed keys');
+  if (Reflect.ownKeys(Array.prototype).map(String).sort().join() !== ARRAY_PROTOTYPE_KEYS)
+    problems.push('Array.prototype has changed keys');
+  return problems;
+}
+
+function describeAnswer(answer: Answer): string {
+  const text = answer.body.toString('utf8');
+  return (
+    `HTTP ${answer.status}; Content-Type: ${String(answer.headers['content-type'])}; ` +
+    `Allow: ${String(answer.headers.allow)}; body (${answer.body.length} bytes): ` +
+    JSON.stringify(text.length > 400 ? `${text.slice(0, 400)}…` : text)
+  );
+}
+
+/** Sends one request and throws, naming every violation, when the answer breaks the contract. */
+async function sendAndJudge(baseUrl: string, spec: FuzzRequest): Promise<Answer> {
+  const answer = await send(baseUrl, spec);
+  const problems = [...judge(spec, answer), ...pollutionProblems()];
+  if (problems.length > 0)
+    throw new Error(
+      `${problems.map((problem) => `- ${problem}`).join('\n')}\n${describeAnswer(answer)}`,
+    );
+  return answer;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Arbitraries
+// ---------------------------------------------------------------------------------------------------
+
+// Hand-picked edge cases, mixed in with the random ones.
+
+// prettier-ignore
+const ODD_IDS = [
+  '0', '-0', '+1001', '01001', '1e3', '0x10', '1.5', '1,001', '%201001', '1001%20', 'NaN',
+  'Infinity', '-', '+', '2147483647', '2147483648', '-2147483648', '-2147483649', '9'.repeat(300),
+  '%', '%%', '%zz', '%FF', '%E0%A4%A', '%C0%AF', '%ED%A0%80', '%00', '%2F', '%2e%2e', '..', '.',
+  '%u0031', '%D9%A1%D9%A0%D9%A0%D9%A1', 'null', 'undefined', '__proto__', 'constructor',
+];
+// prettier-ignore
+const ODD_QUERIES = [
+  'x=%FF', 'a[b][c]=1', '__proto__[polluted]=yes', 'constructor[prototype][polluted]=yes', '%', '=&=&',
+];
+// prettier-ignore
+const TARGET_PREFIXES = [
+  '', '/api', '/api/Transaction', '/api/Requirement', '/health', '/swagger',
+  ...ROUTES.map((route) => route.path),
+];
+// prettier-ignore
+const ODD_TARGETS = [
+  '*', '/', '//', '///health/live', 'http://localhost/health/live',
+  'http://localhost/api/Requirement/GetRequirements', '/api', '/api/', '/%', '/%%', '/%FF',
+  '/./health/live', '/health/./live', '/health/live/..', '/api/Transaction/GetTransaction/1001/..',
+  '/health//live', '/api/Transaction/UpdateAgents%00', '/api/Transaction/UpdateAgents/',
+  '/api/Transaction/UpdateAgents/.', `/${'a/'.repeat(2000)}`, `/${'x'.repeat(6000)}`,
+  `/api/Transaction/GetTransaction/${'%FF'.repeat(1500)}`,
+];
+const PLAIN_ACCEPTS = ['*/*', 'application/json', 'text/json', 'application/xml', 'text/xml'];
+// prettier-ignore
+const ODD_ACCEPTS = [
+  ';', ',', ',,,', 'application/', '/xml', 'application/xml;q=', 'application/xml;q=2',
+  'application/xml;q=abc', 'application/xml;q=-1', 'application/xml; q = 0.5', 'xml', 'json', '*',
+  'application/xml;q=0.5;q=0.1', 'text/xml;level=1', 'application/xml, application/xml;q=0', '',
+  'application/xml;q=1e0', 'q=1',
+];
+// prettier-ignore
+const ODD_ENTITY_TAGS = [
+  '*', '""', '"x"', 'W/"x"', 'garbage', '"1001.1"', '"1003.1"', '"1001.1", "1002.1"', '"-1.0"',
+  '"99999999999999999999.1"', '"1001.99999999999999999999"', '"1001.-1"', '"1001.1e3"', ', ,',
+  '"1001.1',
+];
+// prettier-ignore
+const ODD_MEMBER_NAMES = [
+  'FinanceType', 'FINANCETYPE', 'transaction_ID', 'requirements[0]',
+  'requirements[0][requirement_id]', 'requirements.0', '', ' ', 'a:b', 'i:nil', 'xmlns',
+  'financetype ', '1', 'requirements[]',
+];
+// prettier-ignore
+const POLLUTING_VALUES: unknown[] = [
+  JSON.parse('{"polluted":"yes"}'), JSON.parse('{"prototype":{"polluted":"yes"}}'),
+  JSON.parse('{"__proto__":{"polluted":"yes"}}'), JSON.parse('[{"__proto__":{"polluted":"yes"}}]'),
+];
+// prettier-ignore
+const ODD_VALUES: unknown[] = [
+  '', ' ', 'NaN', 'Infinity', '1e400', '-1', '2147483648', '-2147483649', 'true', 'TRUE', 'yes',
+  '1.00001', '0x1F', '2026-13-45', '9999-12-31T23:59:59.999-14:00', '0000-01-01T00:00:00Z', '1e-7',
+  '١٢', '\u0000', '\ud800', -0, 1e308, -1e-308, 2 ** 53 + 1, 0.1 + 0.2, 100000000.00001, [], {},
+  [null], [[]], [1, 2],
+];
+// prettier-ignore
+const INSERTIONS = [
+  '<', '>', '&', '&amp;', '&#0;', '&#xD800;', '&lt', '<!--', '-->', '<![CDATA[', ']]>',
+  '<?xml version="1.0"?>', '<!DOCTYPE x>', '<!ENTITY e "x">', '&e;', '"', "'", '{', '}', '[', ']',
+  ',', ':', '\\', '\\u0000', '\\ud800', '%', '%FF', '=', '+', '\u0000', '\ufeff', '\ufffe',
+  '\ud800', 'i:nil="true"', '</Transaction>', '[0]', '&&',
+];
+// prettier-ignore
+const FOREIGN_ROOTS = [
+  'Transaction', 'transaction', 'Requirement', 'ArrayOfTransaction', 'Error', 'x:Transaction',
+];
+
+type CaseStyle = 'as-is' | 'lower' | 'upper' | 'mixed';
+const caseStyle = fc.constantFrom<CaseStyle>('as-is', 'lower', 'upper', 'mixed');
+function recase(text: string, style: CaseStyle): string {
+  if (style === 'lower') return text.toLowerCase();
+  if (style === 'upper') return text.toUpperCase();
+  if (style === 'mixed')
+    return [...text]
+      .map((char, index) => (index % 2 ? char.toUpperCase() : char.toLowerCase()))
+      .join('');
+  return text;
+}
+
+/** Visible ASCII a path segment may hold as is: no `/`, `?` or `#`, and `%` free to form any escape. */
+const PATH_CHARACTERS = [...Array(0x7e - 0x20).keys()]
+  .map((offset) => String.fromCharCode(0x21 + offset))
+  .filter((char) => !'/?#'.includes(char));
+const pathText = (maxLength: number) =>
+  fc.string({ unit: fc.constantFrom(...PATH_CHARACTERS), minLength: 1, maxLength });
+const printable = (maxLength: number) =>
+  fc.string({
+    unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)),
+    maxLength,
+  });
+const percentEncodeAll = (text: string) =>
+  [...Buffer.from(text)]
+    .map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)
+    .join('');
+
+const transactionIdText: fc.Arbitrary<string> = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...SEEDED_IDS).map(String) },
+  fc.constantFrom(...SEEDED_IDS).map((id) => percentEncodeAll(String(id))),
+  { weight: 2, arbitrary: fc.integer({ min: INT32_MIN, max: INT32_MAX }).map(String) },
+  fc
+    .bigInt({ min: -(10n ** 30n), max: 10n ** 30n })
+    .filter((id) => id < BigInt(INT32_MIN) || id > BigInt(INT32_MAX))
+    .map(String),
+  fc.constantFrom(...ODD_IDS),
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).map(encodeURIComponent),
+  pathText(30),
+  fc
+    .uint8Array({ minLength: 1, maxLength: 12 })
+    .map((bytes) => [...bytes].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('')),
+);
+
+const queryText = fc.oneof(
+  printable(40).map((text) => text.replace(/[#\s]/g, '')),
+  fc.constantFrom(...ODD_QUERIES),
+);
+
+/** A route's path with its case varied, an id where it takes one, maybe a trailing slash and a query. */
+const routeTarget = fc
+  .record({
+    route: fc.constantFrom(...ROUTES),
+    style: caseStyle,
+    id: transactionIdText,
+    slash: fc.boolean(),
+    query: fc.option(queryText, { freq: 5 }),
+  })
+  .map(
+    ({ route, style, id, slash, query }) =>
+      `${recase(route.path, style)}${route.withId ? `/${id}` : ''}${slash ? '/' : ''}` +
+      (query === null ? '' : `?${query}`),
+  );
+
+/** Random segments under a known prefix or route. */
+const unknownTarget = fc
+  .tuple(
+    fc.constantFrom(...TARGET_PREFIXES),
+    fc.array(pathText(24), { minLength: 1, maxLength: 4 }),
+  )
+  .map(([prefix, segments]) => `${prefix}/${segments.join('/')}`);
+
+const oddTarget = fc.constantFrom(...ODD_TARGETS);
+
+const anyTarget = fc.oneof(
+  { weight: 6, arbitrary: routeTarget },
+  { weight: 3, arbitrary: unknownTarget },
+  { weight: 1, arbitrary: oddTarget },
+);
+
+// prettier-ignore
+const CHARSET_PARAMETERS = [
+  '', '; charset=utf-8', ';charset=UTF-8', '; charset="utf-8"', ' ; charset=utf-8', '; charset=iso-8859-1', '; charset=utf-16le', '; charset=us-ascii', '; charset=utf-8; boundary=x', '; q=1',
+];
+// prettier-ignore
+const UNSUPPORTED_TYPES = [
+  'text/plain', 'application/octet-stream', 'multipart/form-data; boundary=x', PROBLEM_JSON, 'application/json-patch+json', 'application/merge-patch+json', 'text/html', 'application/soap+xml', 'application/xhtml+xml', 'image/png', '*/*', 'application/*', 'text/plain; charset=utf-8',
+];
+// prettier-ignore
+const MALFORMED_CONTENT_TYPES = [
+  'application/json;', 'application/json; charset', 'application/json; charset=', 'json', 'xml', '/', ';', ',', 'application/', '/json', 'application/json, application/xml', 'application/json; charset="utf-8', 'application/ json', 'application/json charset=utf-8', '"application/json"', 'application/xml;;charset=utf-8', 'application/x-www-form-urlencoded; charset', 'text/xml; charset=utf-8;',
+];
+
+type BodyFormat = 'json' | 'xml' | 'form';
+const TYPES_OF_FORMAT: Record<BodyFormat, string[]> = {
+  json: JSON_TYPES,
+  xml: XML_TYPES,
+  form: [FORM_TYPE],
+};
+
+/** A Content-Type header for a body in some format: mostly its own type, sometimes anything. */
+const contentTypeFor = (format: BodyFormat): fc.Arbitrary<string | undefined> =>
+  fc.oneof(
+    {
+      weight: 8,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom(...TYPES_OF_FORMAT[format]),
+          caseStyle,
+          fc.constantFrom(...CHARSET_PARAMETERS),
+        )
+        .map(([mediaType, style, parameters]) => recase(mediaType, style) + parameters),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...READABLE_TYPES), fc.constantFrom(...CHARSET_PARAMETERS))
+        .map(([mediaType, parameters]) => mediaType + parameters),
+    },
+    fc
+      .tuple(fc.constantFrom(...READABLE_TYPES), fc.constantFrom(...UNKNOWN_CHARSETS))
+      .map(([mediaType, charset]) => `${mediaType}; charset=${charset}`),
+    fc.constantFrom(...UNSUPPORTED_TYPES),
+    fc.constantFrom(...MALFORMED_CONTENT_TYPES),
+    printable(40),
+    fc.constant(undefined),
+  );
+
+// prettier-ignore
+const ACCEPT_RANGES = [
+  'application/json', 'text/json', 'application/xml', 'text/xml', '*/*', 'application/*', 'text/*', PROBLEM_JSON, 'text/html', 'text/plain', 'image/png', FORM_TYPE, 'application/xhtml+xml',
+];
+// prettier-ignore
+const Q_VALUES = [
+  undefined, '1', '1.0', '1.000', '0.9', '0.5', '0.123', '0.1', '0.001', '0', '0.0', '0.000',
+];
+
+const acceptHeader: fc.Arbitrary<string | undefined> = fc.oneof(
+  { weight: 2, arbitrary: fc.constant(undefined) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(...PLAIN_ACCEPTS),
+  },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(
+        fc.uniqueArray(
+          fc.record({
+            range: fc.constantFrom(...ACCEPT_RANGES),
+            q: fc.constantFrom(...Q_VALUES),
+            style: caseStyle,
+          }),
+          { selector: (part) => part.range, minLength: 1, maxLength: 4 },
+        ),
+        fc.constantFrom(', ', ',', ' , '),
+      )
+      .map(([parts, separator]) =>
+        parts
+          .map(({ range, q, style }) => recase(range, style) + (q === undefined ? '' : `;q=${q}`))
+          .join(separator),
+      ),
+  },
+  fc.constantFrom(...ODD_ACCEPTS),
+  printable(60),
+);
+
+const entityTag = (etags: readonly string[]): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.constantFrom(...ODD_ENTITY_TAGS),
+    fc
+      .tuple(fc.constantFrom(...SEEDED_IDS, 0, -1), fc.nat({ max: 6 }))
+      .map(([id, version]) => `"${id}.${version}"`),
+    fc.constantFrom(...etags),
+    printable(30),
+  );
+
+// Bodies ---------------------------------------------------------------------------------------------
+
+// prettier-ignore
+const PROTOTYPE_NAMES = [
+  '__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__defineGetter__', '__lookupSetter__', 'then', 'length', '_', '$',
+];
+const memberName = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES) },
+  fc.constantFrom(...ODD_MEMBER_NAMES),
+  fc.string({ maxLength: 12 }),
+);
+
+const pollutingValue = fc.constantFrom(...POLLUTING_VALUES);
+const oddValue = fc.constantFrom(...ODD_VALUES);
+const anyValue = fc.oneof(
+  { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+  { weight: 2, arbitrary: oddValue },
+  pollutingValue,
+  fc.string({ unit: 'binary', maxLength: 30 }),
+);
+
+type Entry = [string, unknown];
+type Edit =
+  | { kind: 'rename'; at: number; name: string }
+  | { kind: 'replace'; at: number; value: unknown }
+  | { kind: 'remove'; at: number }
+  | { kind: 'add'; name: string; value: unknown }
+  | { kind: 'duplicate'; at: number };
+
+const edit: fc.Arbitrary<Edit> = fc.oneof(
+  fc.record({ kind: fc.constant('rename' as const), at: fc.nat(), name: memberName }),
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('replace' as const), at: fc.nat(), value: anyValue }),
+  },
+  fc.record({ kind: fc.constant('remove' as const), at: fc.nat() }),
+  fc.record({
+    kind: fc.constant('add' as const),
+    name: memberName,
+    value: fc.oneof(anyValue, pollutingValue),
+  }),
+  fc.record({ kind: fc.constant('duplicate' as const), at: fc.nat() }),
+);
+
+function applyEdits(entries: Entry[], edits: readonly Edit[]): Entry[] {
+  const out = [...entries];
+  for (const change of edits) {
+    if (change.kind === 'add') {
+      out.push([change.name, change.value]);
+      continue;
+    }
+    if (out.length === 0) continue;
+    const at = change.at % out.length;
+    if (change.kind === 'rename') out[at] = [change.name, out[at][1]];
+    else if (change.kind === 'replace') out[at] = [out[at][0], change.value];
+    else if (change.kind === 'remove') out.splice(at, 1);
+    else out.splice(at, 0, out[at]);
+  }
+  return out;
+}
+
+function scalarText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (value instanceof Date) return formatWireDate(value);
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value) ?? '';
+}
+
+/** JSON, XML and form writers that take anything, duplicate and prototype-named members included. */
+function jsonOfEntries(entries: readonly Entry[]): string {
+  return `{${entries.map(([name, value]) => `${JSON.stringify(name)}:${JSON.stringify(value) ?? 'null'}`).join(',')}}`;
+}
+
+const escapeXmlText = (text: string) =>
+  text.replace(
+    /[&<>\r]/g,
+    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#xD;' })[char]!,
+  );
+
+function xmlElementOf(name: string, value: unknown, itemName: string): string {
+  if (value === null || value === undefined) return `<${name} i:nil="true"/>`;
+  if (Array.isArray(value))
+    return `<${name}>${value.map((item) => xmlElementOf(itemName, item, 'item')).join('')}</${name}>`;
+  if (typeof value === 'object' && !(value instanceof Date))
+    return `<${name}>${Object.entries(value)
+      .map(([child, inner]) => xmlElementOf(child, inner, 'item'))
+      .join('')}</${name}>`;
+  return `<${name}>${escapeXmlText(scalarText(value))}</${name}>`;
+}
+
+function xmlOfEntries(entries: readonly Entry[]): string {
+  const children = entries.map(([name, value]) =>
+    xmlElementOf(name, value, 'RequirementAcquisition'),
+  );
+  return `<Transaction xmlns:i="${XML_SCHEMA_INSTANCE}" xmlns="${DATA_CONTRACT_NAMESPACE}">${children.join('')}</Transaction>`;
+}
+
+function formOfEntries(entries: readonly Entry[], style: FormListStyle): string {
+  const form = new URLSearchParams();
+  const add = (key: string, value: unknown): void => {
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => {
+        if (
+          item !== null &&
+          typeof item === 'object' &&
+          !Array.isArray(item) &&
+          !(item instanceof Date)
+        ) {
+          for (const [member, inner] of Object.entries(item))
+            add(
+              style === 'brackets' ? `${key}[${index}][${member}]` : `${key}[${index}].${member}`,
+              inner,
+            );
+        } else add(`${key}[${index}]`, item);
+      });
+    } else if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+      for (const [member, inner] of Object.entries(value)) add(`${key}[${member}]`, inner);
+    } else form.append(key, scalarText(value));
+  };
+  for (const [name, value] of entries) add(name, value);
+  return form.toString();
+}
+
+type TextEdit =
+  | { kind: 'truncate'; at: number }
+  | { kind: 'insert'; at: number; text: string }
+  | { kind: 'replace'; at: number; length: number; text: string }
+  | { kind: 'repeat'; at: number; length: number };
+
+const insertion = fc.oneof(
+  fc.constantFrom(...INSERTIONS),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+);
+const textEdit: fc.Arbitrary<TextEdit> = fc.oneof(
+  fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), text: insertion }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('replace' as const),
+      at: fc.nat(),
+      length: fc.nat({ max: 40 }),
+      text: insertion,
+    }),
+  },
+  fc.record({ kind: fc.constant('repeat' as const), at: fc.nat(), length: fc.nat({ max: 200 }) }),
+);
+
+function applyTextEdits(text: string, edits: readonly TextEdit[]): string {
+  let out = text;
+  for (const change of edits) {
+    const at = change.at % (out.length + 1);
+    if (change.kind === 'truncate') out = out.slice(0, at);
+    else if (change.kind === 'insert') out = out.slice(0, at) + change.text + out.slice(at);
+    else if (change.kind === 'replace')
+      out = out.slice(0, at) + change.text + out.slice(at + change.length);
+    else
+      out =
+        out.slice(0, at + change.length) +
+        out.slice(at, at + change.length) +
+        out.slice(at + change.length);
+  }
+  return out;
+}
+
+/** Bytes overwritten after encoding: invalid UTF-8, stray NULs. */
+const byteEdit = fc.record({ at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) });
+
+/** A valid Transaction, often naming a seeded transaction, then mutated as members, as text and as bytes. */
+const mutatedRecord = (format: BodyFormat): fc.Arbitrary<string | RawBytes> =>
+  fc
+    .record({
+      record: validRecord(TransactionDto),
+      transactionId: fc.option(fc.constantFrom(...SEEDED_IDS), { freq: 2 }),
+      edits: fc.array(edit, { maxLength: 4 }),
+      textEdits: fc.oneof(
+        { weight: 2, arbitrary: fc.constant([]) },
+        fc.array(textEdit, { minLength: 1, maxLength: 3 }),
+      ),
+      byteEdits: fc.oneof(
+        { weight: 4, arbitrary: fc.constant([]) },
+        fc.array(byteEdit, { minLength: 1, maxLength: 3 }),
+      ),
+      style: fc.constantFrom<FormListStyle>('brackets', 'dots'),
+    })
+    .map(({ record, transactionId, edits, textEdits, byteEdits, style }) => {
+      const base = transactionId === null ? record : { ...record, transaction_id: transactionId };
+      let text: string;
+      if (edits.length === 0) {
+        text =
+          format === 'json'
+            ? JSON.stringify(base)
+            : format === 'xml'
+              ? encodeXml(base, TRANSACTION_MODEL)
+              : encodeForm(base, TRANSACTION_MODEL, style);
+      } else {
+        const entries = applyEdits(Object.entries(base), edits);
+        text =
+          format === 'json'
+            ? jsonOfEntries(entries)
+            : format === 'xml'
+              ? xmlOfEntries(entries)
+              : formOfEntries(entries, style);
+      }
+      text = applyTextEdits(text, textEdits);
+      if (byteEdits.length === 0) return text;
+      const bytes = Buffer.from(text);
+      for (const { at, byte } of byteEdits) if (bytes.length > 0) bytes[at % bytes.length] = byte;
+      return new RawBytes(bytes);
+    });
+
+/** Nesting far past any member, within the body limit. */
+const deepBody = (format: BodyFormat): fc.Arbitrary<string> =>
+  fc
+    .record({ depth: fc.integer({ min: 1, max: 20_000 }), shape: fc.constantFrom(0, 1, 2) })
+    .map(({ depth, shape }) => {
+      const levels = (bytesPerLevel: number) => Math.min(depth, Math.floor(60_000 / bytesPerLevel));
+      if (format === 'json') {
+        if (shape === 0) {
+          const n = levels(2);
+          return `{"transaction_id":1001,"financetype":"Cash","requirements":${'['.repeat(n)}${']'.repeat(n)}}`;
+        }
+        if (shape === 1) return `${'['.repeat(levels(2))}${']'.repeat(levels(2))}`;
+        const n = levels(6);
+        return `{"financetype":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}`;
+      }
+      if (format === 'xml') {
+        if (shape === 0) {
+          const n = levels(7);
+          return `<Transaction><financetype>Cash</financetype>${'<a>'.repeat(n)}${'</a>'.repeat(n)}</Transaction>`;
+        }
+        if (shape === 1) {
+          const n = levels(50);
+          return `<Transaction><requirements>${'<RequirementAcquisition>'.repeat(n)}${'</RequirementAcquisition>'.repeat(n)}</requirements></Transaction>`;
+        }
+        const n = levels(28);
+        return `${'<Transaction>'.repeat(n)}${'</Transaction>'.repeat(n)}`;
+      }
+      if (shape === 0) return `financetype=Cash&requirements${'[0]'.repeat(levels(3))}=1`;
+      if (shape === 1) return `requirements[0]${'[a]'.repeat(levels(3))}=1`;
+      return Array.from({ length: levels(8) }, (_, index) => `k${index}=1`).join('&');
+    });
+
+const POLLUTING_BODIES: Record<BodyFormat, string[]> = {
+  json: [
+    '{"__proto__":{"polluted":"yes"},"transaction_id":1001,"financetype":"Cash"}',
+    '{"constructor":{"prototype":{"polluted":"yes"}},"transaction_id":1001,"financetype":"Cash"}',
+    '{"requirements":[{"__proto__":{"polluted":"yes"}}],"transaction_id":1001,"financetype":"Cash"}',
+    '{"requirements":{"__proto__":[1]},"financetype":"x"}',
+    '{"requirements":{"length":1000000000},"financetype":"x"}',
+    '{"__proto__":null,"transaction_id":1002,"financetype":"Cash"}',
+    '{"brokername":{"toString":"x"},"transaction_id":1002,"financetype":"Cash"}',
+  ],
+  xml: [
+    '<Transaction><__proto__><polluted>yes</polluted></__proto__><transaction_id>1001</transaction_id><financetype>Cash</financetype></Transaction>',
+    '<Transaction><constructor><prototype><polluted>yes</polluted></prototype></constructor><financetype>Cash</financetype></Transaction>',
+    '<Transaction><requirements><__proto__><polluted>yes</polluted></__proto__><RequirementAcquisition><__proto__>x</__proto__></RequirementAcquisition></requirements><financetype>Cash</financetype></Transaction>',
+    '<Transaction xmlns:__proto__="urn:x" __proto__:polluted="yes" $="x" _="y"><_>text</_><$><polluted>yes</polluted></$><financetype>Cash</financetype></Transaction>',
+    '<Transaction><toString>1</toString><hasOwnProperty>1</hasOwnProperty><transaction_id>1002</transaction_id><financetype>Cash</financetype></Transaction>',
+    '<__proto__><polluted>yes</polluted></__proto__>',
+  ],
+  form: [
+    '__proto__[polluted]=yes&transaction_id=1001&financetype=Cash',
+    'constructor[prototype][polluted]=yes&transaction_id=1001&financetype=Cash',
+    '__proto__.polluted=yes&financetype=Cash',
+    'requirements[0][__proto__]=yes&requirements[__proto__][polluted]=yes&financetype=Cash',
+    'requirements[0].__proto__=x&requirements[0][polluted]=yes&transaction_id=1002&financetype=Cash',
+    'toString=1&valueOf=2&hasOwnProperty=3&transaction_id=1002&financetype=Cash',
+    'requirements[999999][requirement_id]=1&transaction_id=1002&financetype=Cash',
+    'requirements[0][requirement_id]=1&requirements[1000000][x]=1&transaction_id=1002&financetype=Cash',
+  ],
+};
+
+/** A document of some other shape: arbitrary JSON, foreign XML, arbitrary form keys. */
+const foreignDocument = (format: BodyFormat): fc.Arbitrary<string> => {
+  if (format === 'json') return fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value));
+  if (format === 'xml')
+    return fc
+      .tuple(
+        fc.constantFrom(...FOREIGN_ROOTS),
+        fc.array(
+          fc.tuple(
+            fc.oneof(memberName, fc.constantFrom(...TRANSACTION_MODEL.members.map((m) => m.name))),
+            anyValue,
+          ),
+          {
+            maxLength: 6,
+          },
+        ),
+      )
+      .map(
+        ([root, children]) =>
+          `<${root}>${children.map(([name, value]) => xmlElementOf(name, value, 'RequirementAcquisition')).join('')}</${root}>`,
+      );
+  return fc
+    .array(
+      fc.tuple(
+        fc.oneof(
+          memberName,
+          fc
+            .constantFrom(...TRANSACTION_MODEL.members.map((m) => m.name))
+            .chain((name) => caseStyle.map((style) => recase(name, style))),
+        ),
+        fc.string({ maxLength: 20 }),
+      ),
+      { maxLength: 8 },
+    )
+    .map((pairs) => new URLSearchParams(pairs).toString());
+};
+
+const oversizeBody = (format: BodyFormat): string => {
+  const padding = 'x'.repeat(BODY_LIMIT_BYTES + 1000);
+  if (format === 'json') return `{"transaction_id":1001,"financetype":"${padding}"}`;
+  if (format === 'xml') return `<Transaction><financetype>${padding}</financetype></Transaction>`;
+  return `transaction_id=1001&financetype=${padding}`;
+};
+
+const bodyFor = (format: BodyFormat): fc.Arbitrary<string | RawBytes | undefined> =>
+  fc.oneof(
+    { weight: 2, arbitrary: fc.constantFrom<string | undefined>(undefined, '') },
+    { weight: 12, arbitrary: mutatedRecord(format) },
+    { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 300 }) },
+    { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 200 }) },
+    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }).map((bytes) => new RawBytes(bytes)) },
+    { weight: 2, arbitrary: deepBody(format) },
+    { weight: 2, arbitrary: fc.constantFrom(...POLLUTING_BODIES[format]) },
+    { weight: 2, arbitrary: foreignDocument(format) },
+    { weight: 1, arbitrary: fc.constant(oversizeBody(format)) },
+  );
+
+const contentTypeAndBody = fc
+  .constantFrom<BodyFormat>('json', 'xml', 'form')
+  .chain((format) => fc.tuple(contentTypeFor(format), bodyFor(format)));
+
+function fuzzRequest(
+  etags: readonly string[],
+  overrides: { method?: fc.Arbitrary<Method>; path?: fc.Arbitrary<string> } = {},
+): fc.Arbitrary<FuzzRequest> {
+  return fc
+    .record({
+      method: overrides.method ?? fc.constantFrom(...METHODS),
+      path: overrides.path ?? anyTarget,
+      contentTypeAndBody,
+      accept: acceptHeader,
+      ifMatch: fc.option(entityTag(etags), { freq: 4, nil: undefined }),
+      ifNoneMatch: fc.option(entityTag(etags), { freq: 4, nil: undefined }),
+      requestId: fc.option(fc.oneof(printable(40), fc.constantFrom('abc-123', 'a'.repeat(129))), {
+        freq: 10,
+        nil: undefined,
+      }),
+      chunked: fc.boolean(),
+    })
+    .map(({ contentTypeAndBody: [contentType, body], ...rest }) => {
+      const spec: Record<string, unknown> = { ...rest, contentType, body };
+      for (const key of Object.keys(spec)) if (spec[key] === undefined) delete spec[key];
+      return spec as unknown as FuzzRequest;
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The suite
+// ---------------------------------------------------------------------------------------------------
+
+const FIXTURE_TRANSACTIONS = [
+  transactionRecord(1001),
+  transactionRecord(1002, { requirements: [], coborrowername: null, salesagentname_recruit: null }),
+  transactionRecord(1003, { locked: true }),
+  transactionRecord(1004, { locked: true, requirements: [], brokerid: null }),
+];
+
+const AGENT_FIELDS: readonly string[] = AGENT_CHAIN_FIELDS;
+/** A transaction as JSON, without what UpdateAgents may change: the agent chain and the stamp. */
+function withoutAgentChain(transaction: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(transaction).filter(
+      ([name]) => !AGENT_FIELDS.includes(name) && name !== 'stamp',
+    ),
+  );
+}
+
+describeOnEachDatabase(
+  'fuzzing every route with random and mutated requests',
+  (context) => {
+    const snapshot = {
+      requirementsJson: '',
+      requirementsXml: '',
+      transactions: new Map<number, string>(),
+    };
+    const etags: string[] = [];
+    const baseUrl = () => context.running.baseUrl;
+    const getTransaction = async (id: number) =>
+      JSON.parse(
+        (
+          await context.http
+            .get(`/api/Transaction/GetTransaction/${id}`)
+            .set('Accept', 'application/json')
+            .expect(200)
+        ).text,
+      ) as Record<string, unknown>;
+
+    beforeAll(async () => {
+      await context.running.seed({ requirements: CATALOGUE, transactions: FIXTURE_TRANSACTIONS });
+      for (const accept of ['application/json', 'application/xml']) {
+        const requirements = await context.http
+          .get('/api/Requirement/GetRequirements')
+          .set('Accept', accept)
+          .expect(200);
+        if (accept === 'application/json') snapshot.requirementsJson = requirements.text;
+        else snapshot.requirementsXml = requirements.text;
+        etags.push(String(requirements.headers.etag));
+      }
+      for (const id of SEEDED_IDS) {
+        const transaction = await context.http
+          .get(`/api/Transaction/GetTransaction/${id}`)
+          .expect(200);
+        snapshot.transactions.set(id, transaction.text);
+        etags.push(String(transaction.headers.etag));
+      }
+    });
+
+    it('answers random requests to every route without a 5xx, in a negotiated, well-formed type', async () => {
+      await fc.assert(
+        fc.asyncProperty(fuzzRequest(etags), async (spec) => {
+          await sendAndJudge(baseUrl(), spec);
+        }),
+        { numRuns: MAIN_RUNS, interruptAfterTimeLimit: TIME_BUDGET_MS },
+      );
+    }, 60_000);
+
+    it('answers random and mutated bodies of every content type posted to UpdateAgents the same way', async () => {
+      const updatePath = fc
+        .tuple(caseStyle, fc.boolean())
+        .map(([style, slash]) => recase(UPDATE_AGENTS.path, style) + (slash ? '/' : ''));
+      await fc.assert(
+        fc.asyncProperty(
+          fuzzRequest(etags, { method: fc.constant('POST'), path: updatePath }),
+          async (spec) => {
+            await sendAndJudge(baseUrl(), spec);
+          },
+        ),
+        { numRuns: BODY_RUNS, interruptAfterTimeLimit: TIME_BUDGET_MS },
+      );
+    }, 60_000);
+
+    it('applies every valid UpdateAgents body in each content type: 204, and exactly the sent agent chain', async () => {
+      const validUpdate = fc.record({
+        record: validRecord(UpdateAgentsDto),
+        transactionId: fc.constantFrom(...UNLOCKED_IDS),
+        contentType: fc
+          .tuple(fc.constantFrom(...READABLE_TYPES), fc.constantFrom('', '; charset=utf-8'))
+          .map(([mediaType, parameters]) => mediaType + parameters),
+        accept: fc.option(fc.constantFrom('application/json', 'text/xml', '*/*'), {
+          nil: undefined,
+        }),
+        style: fc.constantFrom<FormListStyle>('brackets', 'dots'),
+      });
+      await fc.assert(
+        fc.asyncProperty(
+          validUpdate,
+          async ({ record, transactionId, contentType, accept, style }) => {
+            const body = { ...record, transaction_id: transactionId };
+            const mediaType = contentType.split(';')[0];
+            const text = JSON_TYPES.includes(mediaType)
+              ? JSON.stringify(body)
+              : XML_TYPES.includes(mediaType)
+                ? encodeXml(body, UPDATE_MODEL)
+                : encodeForm(body, UPDATE_MODEL, style);
+            const before = await getTransaction(transactionId);
+            const answer = await sendAndJudge(baseUrl(), {
+              method: 'POST',
+              path: UPDATE_AGENTS.path,
+              contentType,
+              accept,
+              body: text,
+              chunked: false,
+            });
+            if (answer.status !== 204)
+              throw new Error(`a valid body got ${describeAnswer(answer)}`);
+            const after = await getTransaction(transactionId);
+            // A form cannot tell an empty value from null (CONTRACT §5).
+            const sent = (value: unknown) =>
+              mediaType === FORM_TYPE && value === '' ? null : value;
+            const expected = Object.fromEntries(
+              AGENT_FIELDS.map((field) => [field, sent(body[field as keyof typeof body])]),
+            );
+            const stored = Object.fromEntries(AGENT_FIELDS.map((field) => [field, after[field]]));
+            expect(stored).toStrictEqual(expected);
+            expect(withoutAgentChain(after)).toStrictEqual(withoutAgentChain(before));
+          },
+        ),
+        { numRuns: VALID_UPDATE_RUNS, interruptAfterTimeLimit: TIME_BUDGET_MS },
+      );
+    }, 60_000);
+
+    it('is still ready afterwards, with its prototypes clean and the data no request could change intact', async () => {
+      expect(pollutionProblems()).toEqual([]);
+      await context.http.get('/health/ready').expect(200);
+      const requirementsJson = await context.http
+        .get('/api/Requirement/GetRequirements')
+        .set('Accept', 'application/json')
+        .expect(200);
+      expect(requirementsJson.text).toBe(snapshot.requirementsJson);
+      const requirementsXml = await context.http
+        .get('/api/Requirement/GetRequirements')
+        .set('Accept', 'application/xml')
+        .expect(200);
+      expect(requirementsXml.text).toBe(snapshot.requirementsXml);
+      for (const id of LOCKED_IDS) {
+        const locked = await context.http.get(`/api/Transaction/GetTransaction/${id}`).expect(200);
+        expect(locked.text).toBe(snapshot.transactions.get(id));
+      }
+      for (const id of UNLOCKED_IDS) {
+        const original = JSON.parse(snapshot.transactions.get(id)!) as Record<string, unknown>;
+        expect(withoutAgentChain(await getTransaction(id))).toStrictEqual(
+          withoutAgentChain(original),
+        );
+      }
+    });
+  },
+  { BODY_LIMIT: `${BODY_LIMIT_BYTES}b` },
+);
