@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -45,7 +46,18 @@ interface Measure {
 
 const results: Measure[] = [];
 const children: ChildProcess[] = [];
-let nextPort = 39100;
+
+/** A port the OS says is free on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 async function waitFor(url: string, deadlineMs = 60000): Promise<void> {
   const deadline = Date.now() + deadlineMs;
@@ -74,7 +86,7 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
 
 /** The service as production runs it: JSON logs (to nowhere), request ids, helmet. */
 async function startService(databaseUrl: string): Promise<{ url: string; process: ChildProcess }> {
-  const port = nextPort++;
+  const port = await freePort();
   const child = spawn(process.execPath, [SERVICE], {
     env: {
       ...process.env,
@@ -97,7 +109,7 @@ async function startReference(
   file: string,
   bodies: { json: string; xml: string },
 ): Promise<string> {
-  const port = nextPort++;
+  const port = await freePort();
   const child = fork(join(__dirname, file), [String(port), bodies.json, bodies.xml], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });

@@ -8,9 +8,14 @@ import { RequirementDto } from './dto/requirement.dto';
 import { CATALOGUE_VERSION_ROW, CatalogueVersionEntity } from './entities/catalogue-version.entity';
 import { RequirementTypeEntity } from './entities/requirement-type.entity';
 
+/** One primary-key read, written out: it runs on every GetRequirements. */
 async function versionOf(manager: EntityManager): Promise<number> {
-  const row = await manager.findOneBy(CatalogueVersionEntity, { id: CATALOGUE_VERSION_ROW });
-  return row?.version ?? 0;
+  const table = manager.connection.getMetadata(CatalogueVersionEntity).tableName;
+  const escape = (name: string) => manager.connection.driver.escape(name);
+  const rows: Array<{ version: number }> = await manager.query(
+    `SELECT ${escape('version')} AS version FROM ${escape(table)} WHERE ${escape('id')} = ${CATALOGUE_VERSION_ROW}`,
+  );
+  return rows[0]?.version ?? 0;
 }
 
 @Injectable()
