@@ -10,6 +10,11 @@ import { DatabaseUnavailableError, isContention, isUnreachable } from './databas
 const WRITE_ATTEMPTS = 5;
 const BACKOFF_BASE_MS = 20;
 
+/** Set once a unit's time bound has passed and its request was answered 503. */
+interface Deadline {
+  passed: boolean;
+}
+
 /**
  * Where services touch the database. On MySQL each unit runs on a pooled connection; the embedded
  * SQLite database has a single connection, so its units run one at a time and never see each other's
@@ -47,12 +52,12 @@ export class UnitOfWork {
 
   private async retried<T>(
     work: (manager: EntityManager) => Promise<T>,
-    deadline?: AbortSignal,
+    deadline?: Deadline,
   ): Promise<T> {
     const guarded = async (manager: EntityManager) => {
       const result = await work(manager);
       // Thrown inside the transaction, so it rolls back.
-      if (deadline?.aborted)
+      if (deadline?.passed)
         throw new DatabaseUnavailableError('The database did not answer in time.');
       return result;
     };
@@ -64,7 +69,7 @@ export class UnitOfWork {
             // level would cost a SET TRANSACTION round trip on every call.
             this.dataSource.transaction(guarded));
       } catch (error) {
-        if (!isContention(error) || attempt === WRITE_ATTEMPTS || deadline?.aborted) throw error;
+        if (!isContention(error) || attempt === WRITE_ATTEMPTS || deadline?.passed) throw error;
         await sleep(Math.random() * BACKOFF_BASE_MS * 2 ** attempt);
       }
     }
@@ -81,26 +86,26 @@ export class UnitOfWork {
     return this.bounded(() => (this.exclusive ? this.exclusive.runExclusive(run) : run()));
   }
 
-  /** Answers 503 once DATABASE_TIMEOUT_MS has passed; `deadline` tells the work it was abandoned. */
-  private async bounded<T>(operation: (deadline: AbortSignal) => Promise<T>): Promise<T> {
-    const deadline = new AbortController();
-    const timer = new AbortController();
-    const timeout = sleep(this.config.databaseTimeoutMs, undefined, { signal: timer.signal }).then(
-      () => {
-        deadline.abort();
-        throw new DatabaseUnavailableError('The database did not answer in time.');
-      },
-    );
+  /** Answers 503 once DATABASE_TIMEOUT_MS has passed; `deadline.passed` tells the work it was abandoned. */
+  private async bounded<T>(operation: (deadline: Deadline) => Promise<T>): Promise<T> {
+    const deadline: Deadline = { passed: false };
+    let timer: NodeJS.Timeout | undefined;
+    // A plain timer: this runs on every request, and an AbortSignal would cost an exception each time.
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        deadline.passed = true;
+        reject(new DatabaseUnavailableError('The database did not answer in time.'));
+      }, this.config.databaseTimeoutMs);
+    });
     try {
-      return await Promise.race([operation(deadline.signal), timeout]);
+      return await Promise.race([operation(deadline), timeout]);
     } catch (error) {
       if (isUnreachable(error)) throw new DatabaseUnavailableError();
       if (isContention(error))
         throw new DatabaseUnavailableError('The transaction stayed locked by others.');
       throw error;
     } finally {
-      timer.abort();
-      timeout.catch(() => undefined);
+      clearTimeout(timer);
     }
   }
 }

@@ -21,6 +21,8 @@ export class VersionedBody<T extends object> {
 
 export interface Representation {
   readonly text: string;
+  /** The bytes sent: encoded once, not on every response. */
+  readonly bytes: Buffer;
   /** Strong: a hash of the bytes, so every instance serving the same data gives the same tag. */
   readonly etag: string;
 }
@@ -44,13 +46,11 @@ export class RepresentationCache {
     const cached = this.entries.get(key);
     if (cached && cached.version >= body.currentVersion) return cached.representation;
     // Concurrent misses share one load and one serialization.
-    const representation = body.load().then(({ version, value }) => {
+    const representation = body.load().then(({ version, value }): Representation => {
       const text = encode(value);
-      this.entries.set(key, {
-        version,
-        representation: Promise.resolve({ text, etag: strongEtagOf(text) }),
-      });
-      return { text, etag: strongEtagOf(text) };
+      const built = { text, bytes: Buffer.from(text), etag: strongEtagOf(text) };
+      this.entries.set(key, { version, representation: Promise.resolve(built) });
+      return built;
     });
     representation.catch(() => this.entries.delete(key));
     this.entries.set(key, { version: body.currentVersion, representation });

@@ -4,6 +4,7 @@ import {
   Inject,
   Injectable,
   type NestInterceptor,
+  StreamableFile,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { type Request, type Response } from 'express';
@@ -65,16 +66,24 @@ export class WireInterceptor implements NestInterceptor {
     if (result === undefined || result === null) return result;
     const format = this.formats.forResponse(request.headers.accept);
     const encode = (value: object) => format.writer.encode(wireModelOf(declared.type), value);
-    const { text, etag } =
-      result instanceof VersionedBody
-        ? await this.representations.get(result as VersionedBody<object>, format.mediaType, encode)
-        : { text: encode(result), etag: undefined };
     response.setHeader('Content-Type', `${format.mediaType}; charset=utf-8`);
     response.setHeader('Vary', 'Accept');
-    // Express answers 304 by itself when an If-None-Match matches the ETag set here.
-    if ((request.method === 'GET' || request.method === 'HEAD') && !response.hasHeader('ETag')) {
-      response.setHeader('ETag', etag ?? strongEtagOf(text));
+    const conditional = request.method === 'GET' || request.method === 'HEAD';
+    if (result instanceof VersionedBody) {
+      const cached = await this.representations.get(
+        result as VersionedBody<object>,
+        format.mediaType,
+        encode,
+      );
+      if (conditional) response.setHeader('ETag', cached.etag);
+      // Fresh: no body, and Express's send() answers 304. Otherwise the cached bytes, as they are.
+      return conditional && request.fresh
+        ? undefined
+        : new StreamableFile(cached.bytes, { length: cached.bytes.length });
     }
+    const text = encode(result);
+    // Express answers 304 by itself when an If-None-Match matches the ETag set here.
+    if (conditional && !response.hasHeader('ETag')) response.setHeader('ETag', strongEtagOf(text));
     return text;
   }
 }
