@@ -254,30 +254,27 @@ async function benchSqlite(
   return rss;
 }
 
+/** UpdateAgents bodies naming random transactions among `count`, in JSON or XML. */
+function updateLoad(url: string, count: number, format: 'json' | 'xml'): Load {
+  return {
+    url,
+    connections: WRITE_CONNECTIONS,
+    expectStatus: 204,
+    request: {
+      method: 'POST',
+      path: '/api/Transaction/UpdateAgents',
+      headers: { 'Content-Type': format === 'json' ? 'application/json' : 'application/xml' },
+      setupRequest: (request) => ({
+        ...request,
+        body: format === 'json' ? JSON.stringify(agentBody(count)) : agentXml(count),
+      }),
+    },
+  };
+}
+
 async function benchUpdates(url: string, database: string, count: number): Promise<Measure> {
-  const path = '/api/Transaction/UpdateAgents';
-  const json = await measure('UpdateAgents JSON', database, {
-    url,
-    connections: WRITE_CONNECTIONS,
-    expectStatus: 204,
-    request: {
-      method: 'POST',
-      path,
-      headers: { 'Content-Type': 'application/json' },
-      setupRequest: (request) => ({ ...request, body: JSON.stringify(agentBody(count)) }),
-    },
-  });
-  await measure('UpdateAgents XML', database, {
-    url,
-    connections: WRITE_CONNECTIONS,
-    expectStatus: 204,
-    request: {
-      method: 'POST',
-      path,
-      headers: { 'Content-Type': 'application/xml' },
-      setupRequest: (request) => ({ ...request, body: agentXml(count) }),
-    },
-  });
+  const json = await measure('UpdateAgents JSON', database, updateLoad(url, count, 'json'));
+  await measure('UpdateAgents XML', database, updateLoad(url, count, 'xml'));
   return json;
 }
 
@@ -337,17 +334,11 @@ async function benchMariadb(
       );
       await target.end();
       await getTransaction(SCALE_TO);
-      const updates = await measure(`UpdateAgents JSON (${SCALE_TO} rows)`, 'MariaDB', {
-        url: service.url,
-        connections: WRITE_CONNECTIONS,
-        expectStatus: 204,
-        request: {
-          method: 'POST',
-          path: '/api/Transaction/UpdateAgents',
-          headers: { 'Content-Type': 'application/json' },
-          setupRequest: (request) => ({ ...request, body: JSON.stringify(agentBody(SCALE_TO)) }),
-        },
-      });
+      const updates = await measure(
+        `UpdateAgents JSON (${SCALE_TO} rows)`,
+        'MariaDB',
+        updateLoad(service.url, SCALE_TO, 'json'),
+      );
       compare(updates, await byHand(SCALE_TO));
     }
     service.process.kill('SIGTERM');
