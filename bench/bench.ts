@@ -236,22 +236,31 @@ async function benchSqlite(
     ),
     nestJson,
   );
-  await measure('GetTransaction JSON', 'SQLite', {
-    url: service.url,
+  await measure(
+    'GetTransaction JSON',
+    'SQLite',
+    getTransactionLoad(service.url, SIZE.transactions),
+  );
+  await benchUpdates(service.url, 'SQLite', SIZE.transactions);
+  const rss = await peakRssMb(service.process.pid!);
+  service.process.kill('SIGTERM');
+  return rss;
+}
+
+/** GetTransaction of random transactions among `count`. */
+function getTransactionLoad(url: string, count: number): Load {
+  return {
+    url,
     connections: READ_CONNECTIONS,
     expectStatus: 200,
     request: {
       method: 'GET',
       setupRequest: (request) => ({
         ...request,
-        path: `/api/Transaction/GetTransaction/${randomId(SIZE.transactions)}`,
+        path: `/api/Transaction/GetTransaction/${randomId(count)}`,
       }),
     },
-  });
-  await benchUpdates(service.url, 'SQLite', SIZE.transactions);
-  const rss = await peakRssMb(service.process.pid!);
-  service.process.kill('SIGTERM');
-  return rss;
+  };
 }
 
 /** UpdateAgents bodies naming random transactions among `count`, in JSON or XML. */
@@ -308,18 +317,11 @@ async function benchMariadb(
       return reference;
     };
     const getTransaction = (rows: number) =>
-      measure(`GetTransaction JSON (${rows} rows)`, 'MariaDB', {
-        url: service.url,
-        connections: READ_CONNECTIONS,
-        expectStatus: 200,
-        request: {
-          method: 'GET',
-          setupRequest: (request) => ({
-            ...request,
-            path: `/api/Transaction/GetTransaction/${randomId(SIZE.transactions)}`,
-          }),
-        },
-      });
+      measure(
+        `GetTransaction JSON (${rows} rows)`,
+        'MariaDB',
+        getTransactionLoad(service.url, rows),
+      );
     await getTransaction(SIZE.transactions);
     compare(
       await benchUpdates(service.url, 'MariaDB', SIZE.transactions),

@@ -12,7 +12,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { expectProblem } from './support/http-assertions';
-import { runNode, SERVICE_MAIN, ServiceProcess } from './support/processes';
+import { responds, runNode, SERVICE_MAIN, ServiceProcess } from './support/processes';
 import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
 
 /** What pino-http writes when a response ends, as far as these tests read it. */
@@ -191,21 +191,7 @@ const finishUpdate = (inFlight: InFlightRequest) =>
 async function refusesNewConnections(port: number, timeoutMs = 2000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const answered = await new Promise<boolean>((resolve) => {
-      const probe = httpRequest(
-        { host: '127.0.0.1', port, path: '/health/live', agent: false, timeout: 500 },
-        (response) => {
-          response.resume();
-          resolve(true);
-        },
-      );
-      probe.on('error', () => resolve(false));
-      probe.on('timeout', () => {
-        probe.destroy();
-        resolve(false);
-      });
-      probe.end();
-    });
+    const answered = await responds(port, '/health/live', 500);
     if (!answered) return true;
     await delay(50);
   }

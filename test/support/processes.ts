@@ -92,10 +92,11 @@ export function freePort(): Promise<number> {
 }
 
 /** Answers whether anything gives an HTTP response on the port. */
-function responds(port: number): Promise<boolean> {
+/** Whether a GET on a fresh connection gets any answer within the time. */
+export function responds(port: number, path = '/', timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = httpRequest(
-      { host: '127.0.0.1', port, path: '/', method: 'GET', timeout: 1000 },
+      { host: '127.0.0.1', port, path, method: 'GET', agent: false, timeout: timeoutMs },
       (response) => {
         response.resume();
         resolve(true);
