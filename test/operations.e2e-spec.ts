@@ -15,7 +15,7 @@ import { expectProblem } from './support/http-assertions';
 import { responds, runNode, SERVICE_MAIN, ServiceProcess } from './support/processes';
 import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
 
-/** What pino-http writes when a response ends, as far as these tests read it. */
+/** The request line written when a response ends, as far as these tests read it. */
 interface LogLine {
   readonly level: number;
   readonly msg?: string;

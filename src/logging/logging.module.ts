@@ -1,10 +1,8 @@
-import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
-import { type Request } from 'express';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { type Request, type RequestHandler, type Response } from 'express';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
-import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type Logger, pino, stdTimeFunctions } from 'pino';
-import { pinoHttp } from 'pino-http';
 import { type AuthenticatedRequest } from '../auth/auth.guard';
 import { type AppConfig } from '../config/app-config';
 
@@ -17,7 +15,7 @@ export const HTTP_LOGGER = Symbol('HTTP_LOGGER');
 const ACCEPTABLE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** The gateway's X-Request-Id, or a new one; echoed on the response. */
-export function assignRequestId(request: IncomingMessage, response: ServerResponse): string {
+function assignRequestId(request: Request, response: Response): string {
   const incoming = request.headers['x-request-id'];
   const id =
     typeof incoming === 'string' && ACCEPTABLE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -26,53 +24,57 @@ export function assignRequestId(request: IncomingMessage, response: ServerRespon
 }
 
 /** The route template a request matched (`/api/Transaction/GetTransaction/:transaction_id`), if any. */
-function routeOf(request: IncomingMessage): string | undefined {
+function routeOf(request: Request): string | undefined {
   const route = (request as { route?: { path?: unknown } }).route;
   return typeof route?.path === 'string' ? route.path : undefined;
 }
 
-/** What is known of a request once it is answered: the route it matched and who called. */
-const completion = (request: IncomingMessage) => ({
-  route: routeOf(request),
-  caller: (request as AuthenticatedRequest).caller?.id,
-});
+const FAILURE = Symbol('failure');
+type FailedResponse = Response & { [FAILURE]?: unknown };
+
+/** Notes what made a response a 5xx, for its request line to carry (with the request id). */
+export function recordFailure(response: Response, failure: unknown): void {
+  (response as FailedResponse)[FAILURE] = failure;
+}
 
 /**
  * One JSON line per request (method, route, status, duration, request id, caller, client address),
- * through pino. Only those fields are logged: never headers, bodies or credentials.
+ * written once the response finishes or the connection closes. Only those fields are logged: never
+ * headers, bodies or credentials. It runs on every request, so it logs through the root logger: no
+ * child logger and no async context per request.
  */
-function createHttpLogger(logger: Logger) {
-  return pinoHttp({
-    logger,
-    genReqId: assignRequestId,
-    quietReqLogger: true,
-    serializers: {
-      // pino hands serializers its own view of the request; `raw` is Express's, whose `ip` follows
-      // TRUST_PROXY: the client's address as the trusted gateway reports it.
-      req: (request: { id: string; method: string; url: string; raw: Request }) => ({
-        id: request.id,
-        method: request.method,
-        url: request.url,
-        remoteAddress: request.raw.ip,
-      }),
-      res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
-    },
-    customLogLevel: (_request, response, error) =>
-      error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info',
-    customSuccessMessage: (request, response, responseTime) =>
-      `${request.method} ${routeOf(request) ?? request.url} ${response.statusCode} ${Math.round(responseTime)}ms`,
-    customErrorMessage: (request, response) =>
-      `${request.method} ${routeOf(request) ?? request.url} ${response.statusCode}`,
-    // Added when the response is logged: only then has the router matched a route.
-    customSuccessObject: (request, _response, line: object) => ({
-      ...line,
-      ...completion(request),
-    }),
-    customErrorObject: (request, _response, _error, line: object) => ({
-      ...line,
-      ...completion(request),
-    }),
-  });
+function createHttpLogger(logger: Logger): RequestHandler {
+  return (request, response, next) => {
+    const started = Date.now();
+    const id = assignRequestId(request, response);
+    (request as Request & { id: string }).id = id;
+    const complete = () => {
+      response.off('finish', complete);
+      response.off('close', complete);
+      const status = response.statusCode;
+      const failure = (response as FailedResponse)[FAILURE];
+      const level =
+        failure !== undefined || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const route = routeOf(request);
+      const responseTime = Date.now() - started;
+      logger[level](
+        {
+          reqId: id,
+          req: { id, method: request.method, url: request.originalUrl, remoteAddress: request.ip },
+          res: { statusCode: status },
+          responseTime,
+          route,
+          caller: (request as AuthenticatedRequest).caller?.id,
+          err: failure,
+        },
+        `${request.method} ${route ?? request.originalUrl} ${status} ${responseTime}ms`,
+      );
+    };
+    response.on('finish', complete);
+    response.on('close', complete);
+    next();
+  };
 }
 
 @Module({})
@@ -92,7 +94,8 @@ export class LoggingModule {
         LoggerModule.forRoot({
           pinoHttp: { logger },
           useExisting: true,
-          forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
+          // No middleware of its own: the request line above is the only per-request logging.
+          forRoutes: [],
         }),
       ],
       providers: [{ provide: HTTP_LOGGER, useValue: createHttpLogger(logger) }],

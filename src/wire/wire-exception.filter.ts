@@ -3,12 +3,12 @@ import {
   Catch,
   type ExceptionFilter,
   HttpException,
-  Logger,
   NotFoundException,
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import { DomainError, type DomainErrorKind } from '../common/domain-error';
+import { recordFailure } from '../logging/logging.module';
 import { requestMediaType } from './wire-body';
 import { type WireErrorBody } from './wire-codec';
 import { RequestValidationError, WireRequestError } from './wire-errors';
@@ -64,8 +64,6 @@ const quoteUrl = (url: string) => (url.length > 200 ? `${url.slice(0, 200)}…` 
  */
 @Catch()
 export class WireExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger('WireExceptionFilter');
-
   constructor(
     private readonly formats: WireFormats,
     private readonly routes: RouteMethods,
@@ -75,8 +73,7 @@ export class WireExceptionFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<Request>();
     const response = host.switchToHttp().getResponse<Response>();
     const { body, headers } = this.describe(exception, request);
-    if (body.status >= 500)
-      this.logger.error(exception instanceof Error ? exception.stack : String(exception));
+    if (body.status >= 500) recordFailure(response, exception);
     if (response.headersSent) {
       response.destroy();
       return;
