@@ -41,12 +41,16 @@ export class TransactionService {
 
   /** One transaction with its checklist, joined to the catalogue, in one query. */
   async findOne(transactionId: number): Promise<VersionedTransaction> {
+    // A query builder, not findOne: findOne with joined relations first runs a DISTINCT query for the
+    // id and then the join, two statements where one does.
     const row = await this.unitOfWork.read((manager) =>
-      manager.findOne(TransactionEntity, {
-        where: { transaction_id: transactionId },
-        relations: { checklist: { requirement: true } },
-        order: { checklist: { requirement_id: 'ASC' } },
-      }),
+      manager
+        .createQueryBuilder(TransactionEntity, 'transaction')
+        .leftJoinAndSelect('transaction.checklist', 'item')
+        .leftJoinAndSelect('item.requirement', 'requirement')
+        .where('transaction.transaction_id = :transactionId', { transactionId })
+        .orderBy('item.requirement_id', 'ASC')
+        .getOne(),
     );
     if (!row) throw new TransactionNotFoundError(transactionId);
     const requirements = (row.checklist ?? []).map((item) => ({
@@ -63,15 +67,23 @@ export class TransactionService {
 
   /** The agent-chain changes of one transaction, oldest first. */
   async agentHistory(transactionId: number): Promise<AgentAssignmentDto[]> {
-    const history = await this.unitOfWork.read(async (manager) => {
-      if (!(await manager.existsBy(TransactionEntity, { transaction_id: transactionId }))) {
-        throw new TransactionNotFoundError(transactionId);
-      }
-      return manager.find(AgentAssignmentEntity, {
-        where: { transaction_id: transactionId },
-        order: { assignment_id: 'ASC' },
-      });
-    });
+    // One statement: the transaction's key, joined to its entries (none for an empty history).
+    const row = await this.unitOfWork.read((manager) =>
+      manager
+        .createQueryBuilder(TransactionEntity, 'transaction')
+        .select('transaction.transaction_id')
+        .leftJoinAndMapMany(
+          'transaction.history',
+          AgentAssignmentEntity,
+          'entry',
+          'entry.transaction_id = transaction.transaction_id',
+        )
+        .where('transaction.transaction_id = :transactionId', { transactionId })
+        .orderBy('entry.assignment_id', 'ASC')
+        .getOne(),
+    );
+    if (!row) throw new TransactionNotFoundError(transactionId);
+    const { history } = row as TransactionEntity & { history: AgentAssignmentEntity[] };
     return history.map((entry) => ({
       assignment_id: entry.assignment_id,
       transaction_id: entry.transaction_id,
