@@ -10,6 +10,12 @@ import { DatabaseUnavailableError, isContention, isUnreachable } from './databas
 const WRITE_ATTEMPTS = 5;
 const BACKOFF_BASE_MS = 20;
 
+/** What a unit uses of better-sqlite3's connection, which is synchronous. */
+interface SqliteConnection {
+  readonly inTransaction: boolean;
+  prepare(sql: string): { all(): unknown[] };
+}
+
 /** Set once a unit's time bound has passed and its request was answered 503. */
 interface Deadline {
   passed: boolean;
@@ -24,6 +30,7 @@ interface Deadline {
 @Injectable()
 export class UnitOfWork {
   private readonly exclusive?: Mutex;
+  private readonly sqliteStatements = new Map<string, { all(): unknown[] }>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -79,6 +86,27 @@ export class UnitOfWork {
   readSnapshot<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (this.exclusive) return this.read(work);
     return this.bounded(() => this.dataSource.transaction('REPEATABLE READ', work));
+  }
+
+  /**
+   * One read statement without parameters. On SQLite, while no unit holds the connection inside a
+   * transaction, it runs at once: better-sqlite3 is synchronous, so nothing interleaves with it and it
+   * sees only committed rows. Otherwise it is a read like any other.
+   */
+  async readStatement<T>(sql: string): Promise<T[]> {
+    const connection = this.exclusive && this.sqliteConnection();
+    if (!connection || connection.inTransaction) return this.read((manager) => manager.query(sql));
+    let statement = this.sqliteStatements.get(sql);
+    if (!statement) {
+      statement = connection.prepare(sql);
+      this.sqliteStatements.set(sql, statement);
+    }
+    return statement.all() as T[];
+  }
+
+  private sqliteConnection(): SqliteConnection {
+    return (this.dataSource.driver as unknown as { databaseConnection: SqliteConnection })
+      .databaseConnection;
   }
 
   read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { type EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { UnitOfWork } from '../database/unit-of-work';
 import { type VersionedSnapshot } from '../wire/versioned-body';
 import { pickWireScalars } from '../wire/wire-record';
@@ -9,22 +10,28 @@ import { CATALOGUE_VERSION_ROW, CatalogueVersionEntity } from './entities/catalo
 import { RequirementTypeEntity } from './entities/requirement-type.entity';
 
 /** One primary-key read, written out: it runs on every GetRequirements. */
-async function versionOf(manager: EntityManager): Promise<number> {
-  const table = manager.connection.getMetadata(CatalogueVersionEntity).tableName;
-  const escape = (name: string) => manager.connection.driver.escape(name);
-  const rows: Array<{ version: number }> = await manager.query(
-    `SELECT ${escape('version')} AS version FROM ${escape(table)} WHERE ${escape('id')} = ${CATALOGUE_VERSION_ROW}`,
-  );
-  return rows[0]?.version ?? 0;
+function versionStatement(connection: DataSource): string {
+  const table = connection.getMetadata(CatalogueVersionEntity).tableName;
+  const escape = (name: string) => connection.driver.escape(name);
+  return `SELECT ${escape('version')} AS version FROM ${escape(table)} WHERE ${escape('id')} = ${CATALOGUE_VERSION_ROW}`;
 }
+
+const versionIn = (rows: ReadonlyArray<{ version: number }>) => rows[0]?.version ?? 0;
 
 @Injectable()
 export class RequirementService {
-  constructor(private readonly unitOfWork: UnitOfWork) {}
+  private readonly versionSql: string;
+
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    @InjectDataSource() dataSource: DataSource,
+  ) {
+    this.versionSql = versionStatement(dataSource);
+  }
 
   /** The catalogue's version now: one primary-key read. */
-  version(): Promise<number> {
-    return this.unitOfWork.read(versionOf);
+  async version(): Promise<number> {
+    return versionIn(await this.unitOfWork.readStatement(this.versionSql));
   }
 
   /**
@@ -33,7 +40,7 @@ export class RequirementService {
    */
   catalogue(): Promise<VersionedSnapshot<RequirementDto[]>> {
     return this.unitOfWork.readSnapshot(async (manager) => {
-      const version = await versionOf(manager);
+      const version = versionIn(await manager.query(this.versionSql));
       const types = await manager.find(RequirementTypeEntity, {
         relations: { acquisitions: true },
         order: { requirement_type_id: 'ASC', acquisitions: { requirement_id: 'ASC' } },
