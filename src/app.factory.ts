@@ -11,6 +11,7 @@ import { type AppConfig } from './config/app-config';
 import { HTTP_LOGGER, REQUEST_ID_HEADER } from './logging/logging.module';
 import { createOpenApiDocument, OPENAPI_PATHS, serveOpenApi } from './openapi/openapi-document';
 import { setServiceTimeZone } from './wire/wire-date';
+import { WireExpressAdapter } from './wire/wire-express-adapter';
 
 /** Builds the HTTP application for a configuration: what main.ts serves and the e2e tests drive. */
 export async function createApp(
@@ -19,13 +20,17 @@ export async function createApp(
 ): Promise<INestApplication> {
   setServiceTimeZone(config.timeZone);
   // The wire layer reads bodies itself, per media type and with its own limit.
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
-    bodyParser: false,
-    // A failed start (no database, say) rejects here; main.ts reports it and exits.
-    abortOnError: false,
-    bufferLogs: options.logger === undefined,
-    logger: options.logger,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config),
+    new WireExpressAdapter(),
+    {
+      bodyParser: false,
+      // A failed start (no database, say) rejects here; main.ts reports it and exits.
+      abortOnError: false,
+      bufferLogs: options.logger === undefined,
+      logger: options.logger,
+    },
+  );
   if (options.logger === undefined) app.useLogger(app.get(Logger));
   // First of all: every request, whatever answers it, gets a request id and a log line.
   app.use(app.get<RequestHandler>(HTTP_LOGGER));

@@ -4,7 +4,6 @@ import {
   Inject,
   Injectable,
   type NestInterceptor,
-  StreamableFile,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { type Request, type Response } from 'express';
@@ -76,10 +75,8 @@ export class WireInterceptor implements NestInterceptor {
         encode,
       );
       if (conditional) response.setHeader('ETag', cached.etag);
-      // Fresh: no body, and Express's send() answers 304. Otherwise the cached bytes, as they are.
-      return conditional && request.fresh
-        ? undefined
-        : new StreamableFile(cached.bytes, { length: cached.bytes.length });
+      // The cached bytes, as they are (WireExpressAdapter); Express answers 304 when they are fresh.
+      return cached.bytes;
     }
     const text = encode(result);
     // Express answers 304 by itself when an If-None-Match matches the ETag set here.
