@@ -114,6 +114,8 @@ describe('loadAppConfig', () => {
         kind: 'mysql',
         flavour: 'mysql',
         url,
+        readUrls: [],
+        replicaRetryMs: 5000,
         migrationsRun: false,
       });
     });
@@ -127,6 +129,8 @@ describe('loadAppConfig', () => {
         kind: 'mysql',
         flavour: 'mariadb',
         url: 'mysql://user:secret@db.example.com:3306/sales',
+        readUrls: [],
+        replicaRetryMs: 5000,
         migrationsRun: false,
       });
     });
@@ -157,6 +161,114 @@ describe('loadAppConfig', () => {
         kind: 'sqlite',
         path: '/var/lib/sales.db',
       });
+    });
+  });
+
+  describe('DATABASE_READ_URLS and DATABASE_REPLICA_RETRY_MS', () => {
+    const PRIMARY = 'mysql://app:secret@primary.example.com:3306/sales';
+    const mysql = (env: Record<string, string>) => {
+      const { database } = loadAppConfig({ DATABASE_URL: PRIMARY, ...env }, { serving: false });
+      if (database.kind !== 'mysql') throw new Error(`Not MySQL: ${JSON.stringify(database)}`);
+      return database;
+    };
+
+    it('has no replicas and a 5 s retry pause by default, unset or empty', () => {
+      expect(mysql({})).toMatchObject({ readUrls: [], replicaRetryMs: 5000 });
+      expect(mysql({ DATABASE_READ_URLS: '', DATABASE_REPLICA_RETRY_MS: '' })).toMatchObject({
+        readUrls: [],
+        replicaRetryMs: 5000,
+      });
+      expect(mysql({ DATABASE_READ_URLS: ' , ' })).toMatchObject({ readUrls: [] });
+    });
+
+    it('reads a comma-separated list, trimmed, handing mysql2 mysql:// URLs', () => {
+      expect(
+        mysql({
+          DATABASE_READ_URLS:
+            ' mysql://ro:pw@replica-1.example.com:3306/sales ,mariadb://ro:pw@replica-2.example.com/sales,',
+          DATABASE_REPLICA_RETRY_MS: '30000',
+        }),
+      ).toMatchObject({
+        url: PRIMARY,
+        readUrls: [
+          'mysql://ro:pw@replica-1.example.com:3306/sales',
+          'mysql://ro:pw@replica-2.example.com/sales',
+        ],
+        replicaRetryMs: 30000,
+      });
+    });
+
+    it("takes the primary's own URL as a replica", () => {
+      expect(mysql({ DATABASE_READ_URLS: PRIMARY }).readUrls).toEqual([PRIMARY]);
+    });
+
+    it.each([
+      ['ftp://replica.example.com/sales', 'entry 1 of 1 is not'],
+      ['mysql://ro@replica.example.com:3306', 'entry 1 of 1 is not'],
+      ['mysql://ro@replica.example.com:3306/', 'entry 1 of 1 is not'],
+      ['postgres://ro@replica.example.com/sales', 'entry 1 of 1 is not'],
+      ['sqlite:replica.db', 'entry 1 of 1 is not'],
+      ['not a url', 'entry 1 of 1 is not'],
+      ['mysql://ro:pw@a.example.com/sales, mysql://ro:pw@b.example.com', 'entry 2 of 2 is not'],
+      ['mysql://ro:topsecret@a:3306, x, mysql://ro@c/sales', 'entries 1, 2 of 3 are not'],
+    ])('refuses DATABASE_READ_URLS=%s, naming the variable and the entry', (value, which) => {
+      const error = configurationErrorOf({ DATABASE_URL: PRIMARY, DATABASE_READ_URLS: value });
+      expect(error.problems).toHaveLength(1);
+      expect(error.problems[0]).toMatch(/^DATABASE_READ_URLS must list mysql:\/\//);
+      expect(error.problems[0]).toContain(which);
+      // A replica URL carries a password: it is never written out.
+      expect(error.message).not.toContain(value);
+      expect(error.message).not.toContain('topsecret');
+    });
+
+    it.each(['sqlite:data/sales.sqlite', 'sqlite::memory:', undefined])(
+      'refuses replicas when DATABASE_URL is SQLite (%s)',
+      (databaseUrl) => {
+        const error = configurationErrorOf({
+          DATABASE_URL: databaseUrl,
+          DATABASE_READ_URLS: 'mysql://ro:topsecret@replica.example.com:3306/sales',
+        });
+        expect(error.problems).toEqual([
+          'DATABASE_READ_URLS must be empty when DATABASE_URL is SQLite: read replicas need a MySQL or MariaDB primary',
+        ]);
+        expect(error.message).not.toContain('topsecret');
+      },
+    );
+
+    it('lets SQLite run with DATABASE_READ_URLS empty', () => {
+      expect(loadAppConfig({ DATABASE_READ_URLS: ' ' }).database).toMatchObject({
+        kind: 'sqlite',
+      });
+    });
+
+    it.each(['abc', '99', '600001', '-1', '1.5', '0'])(
+      'refuses DATABASE_REPLICA_RETRY_MS=%s, naming the variable and the value',
+      (value) => {
+        const error = configurationErrorOf({
+          DATABASE_URL: PRIMARY,
+          DATABASE_REPLICA_RETRY_MS: value,
+        });
+        expect(error.problems).toEqual([
+          `DATABASE_REPLICA_RETRY_MS must be a whole number from 100 to 600000 (got '${value}')`,
+        ]);
+      },
+    );
+
+    it('takes DATABASE_REPLICA_RETRY_MS at both ends of its range', () => {
+      expect(mysql({ DATABASE_REPLICA_RETRY_MS: '100' }).replicaRetryMs).toBe(100);
+      expect(mysql({ DATABASE_REPLICA_RETRY_MS: '600000' }).replicaRetryMs).toBe(600000);
+    });
+
+    it('reports bad replica settings along with every other bad variable', () => {
+      const error = configurationErrorOf({
+        DATABASE_URL: 'ftp://x',
+        DATABASE_READ_URLS: 'ftp://y',
+        DATABASE_REPLICA_RETRY_MS: '5',
+      });
+      expect(error.problems).toHaveLength(3);
+      for (const name of ['DATABASE_URL', 'DATABASE_READ_URLS', 'DATABASE_REPLICA_RETRY_MS']) {
+        expect(error.message).toContain(name);
+      }
     });
   });
 

@@ -9,6 +9,10 @@ export type DatabaseConfig =
       /** TypeORM's driver flavour, from the URL scheme: MariaDB reports some schema details differently. */
       readonly flavour: 'mysql' | 'mariadb';
       readonly url: string;
+      /** Read replicas (mysql: URLs): plain reads outside a transaction go to them; empty for none. */
+      readonly readUrls: readonly string[];
+      /** How long a replica (or the primary) that failed is left out before it is tried again. */
+      readonly replicaRetryMs: number;
       readonly migrationsRun: boolean;
     };
 
@@ -133,32 +137,76 @@ class EnvironmentReader {
   }
 }
 
+/** A MySQL or MariaDB URL that names a database: mysql://user:password@host:3306/database. */
+function isMysqlUrl(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return (
+      (parsed.protocol === 'mysql:' || parsed.protocol === 'mariadb:') && parsed.pathname.length > 1
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** mysql2 reads a MariaDB URL under its own scheme. */
+const asMysqlUrl = (url: string) => url.replace(/^mariadb:/, 'mysql:');
+
+function readReadUrls(reader: EnvironmentReader, env: Environment, sqlite: boolean): string[] {
+  const urls = (env.DATABASE_READ_URLS ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
+  // The URLs carry passwords: a problem names the entries by position, never writes them out.
+  if (sqlite) {
+    reader.check(
+      'DATABASE_READ_URLS',
+      urls.length === 0,
+      'must be empty when DATABASE_URL is SQLite: read replicas need a MySQL or MariaDB primary',
+      { secret: true },
+    );
+    return [];
+  }
+  const bad = urls.flatMap((url, index) => (isMysqlUrl(url) ? [] : [index + 1]));
+  const which =
+    bad.length === 1
+      ? `entry ${bad[0]} of ${urls.length} is not`
+      : `entries ${bad.join(', ')} of ${urls.length} are not`;
+  reader.check(
+    'DATABASE_READ_URLS',
+    bad.length === 0,
+    `must list mysql://user:password@host:3306/database URLs (mariadb:// for MariaDB), comma-separated; ${which}`,
+    { secret: true },
+  );
+  return urls.map(asMysqlUrl);
+}
+
 function readDatabase(reader: EnvironmentReader, env: Environment): DatabaseConfig {
   const url = env.DATABASE_URL?.trim() || `sqlite:${DEFAULT_SQLITE_PATH}`;
   const demoData = reader.flag('DEMO_DATA', true);
   const migrationsRun = reader.flag('MIGRATIONS_RUN', false);
+  const replicaRetryMs = reader.integer('DATABASE_REPLICA_RETRY_MS', 5000, 100, 600000);
   if (url.startsWith('sqlite:')) {
+    readReadUrls(reader, env, true);
     const path = url.slice('sqlite:'.length);
     reader.check('DATABASE_URL', path !== '', 'must name a file after sqlite:, or :memory:');
     const resolved = path === SQLITE_MEMORY || isAbsolute(path) ? path : resolve(path);
     return { kind: 'sqlite', path: resolved, demoData };
   }
-  let valid = false;
-  try {
-    const parsed = new URL(url);
-    valid =
-      (parsed.protocol === 'mysql:' || parsed.protocol === 'mariadb:') &&
-      parsed.pathname.length > 1;
-  } catch {
-    valid = false;
-  }
   reader.check(
     'DATABASE_URL',
-    valid,
+    isMysqlUrl(url),
     'must be mysql://user:password@host:3306/database (mariadb:// for MariaDB) or sqlite:<file>',
   );
   const flavour = url.startsWith('mariadb:') ? 'mariadb' : 'mysql';
-  return { kind: 'mysql', flavour, url: url.replace(/^mariadb:/, 'mysql:'), migrationsRun };
+  return {
+    kind: 'mysql',
+    flavour,
+    url: asMysqlUrl(url),
+    readUrls: readReadUrls(reader, env, false),
+    replicaRetryMs,
+    migrationsRun,
+  };
 }
 
 /** `true`/`false`, a hop count, or addresses and subnets (`loopback, 10.0.0.0/8`), as Express takes them. */

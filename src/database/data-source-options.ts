@@ -1,4 +1,5 @@
 import { type DataSourceOptions } from 'typeorm';
+import { type MysqlConnectionOptions } from 'typeorm/driver/mysql/MysqlConnectionOptions';
 import { type DatabaseConfig } from '../config/app-config';
 import { ENTITIES } from './entities';
 import { MYSQL_MIGRATIONS } from './migrations/mysql';
@@ -23,7 +24,7 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
   }
   return {
     type: database.flavour,
-    url: database.url,
+    ...(database.readUrls.length === 0 ? { url: database.url } : replication(database)),
     entities: ENTITIES,
     migrations: MYSQL_MIGRATIONS,
     migrationsRun: database.migrationsRun,
@@ -39,6 +40,40 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
       // …nor queues without bound behind busy connections: past this it is refused (503).
       queueLimit: 100,
       enableKeepAlive: true,
+    },
+  };
+}
+
+/** How many failed connection attempts, net of successful ones, take a node out of the rotation. */
+const NODE_ERRORS_BEFORE_RETRY_PAUSE = 3;
+
+/**
+ * The primary and its read replicas as one mysql2 PoolCluster. TypeORM sends a plain read made
+ * outside a transaction (find, query builders) to a replica, round robin; raw `query` calls and
+ * every transaction go to the primary. Each node gets its own pool, built from poolSize and `extra`
+ * below, so the connect timeout and queue limit hold per node.
+ *
+ * A node (the primary included: it is a node of the same cluster) whose connections fail
+ * NODE_ERRORS_BEFORE_RETRY_PAUSE times is left out for replicaRetryMs and then tried again; mysql2's
+ * default of 0 would drop it for the life of the process. While no replica is in the rotation, reads
+ * are refused (503); they do not fall back to the primary.
+ */
+function replication(
+  database: Extract<DatabaseConfig, { kind: 'mysql' }>,
+): Pick<MysqlConnectionOptions, 'replication'> {
+  return {
+    replication: {
+      master: { url: database.url },
+      slaves: database.readUrls.map((url) => ({ url })),
+      // A failed connection attempt is made again at once, on the next node still in the rotation
+      // (the same one when it is the only one). A pool's refusal (queue limit) counts as a failure too,
+      // but only until one of the requests queued there gets its connection.
+      canRetry: true,
+      removeNodeErrorCount: NODE_ERRORS_BEFORE_RETRY_PAUSE,
+      restoreNodeTimeout: database.replicaRetryMs,
+      // mysql2 reads its selector from `defaultSelector`, which TypeORM does not pass on; round robin
+      // is mysql2's default, so this states the behaviour rather than sets it.
+      selector: 'RR',
     },
   };
 }

@@ -28,6 +28,8 @@ const UNREACHABLE_CODES = new Set([
   // The schema is not there yet: the migrations job has not run.
   'ER_NO_SUCH_TABLE',
   'SQLITE_BUSY',
+  // mysql2's PoolCluster (DATABASE_READ_URLS): every node the query may use is out of the rotation.
+  'POOL_NONEONLINE',
 ]);
 
 /** MySQL's answers to lock contention, which a retry of the whole transaction can overcome. */

@@ -1,0 +1,289 @@
+import { createConnection } from 'mysql2/promise';
+import { randomBytes } from 'node:crypto';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Response, type Test } from 'supertest';
+import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { expectNoLeak, expectProblem } from './support/http-assertions';
+import { freePort } from './support/processes';
+import { RunningApp } from './support/test-app';
+import { createTestDatabase, MARIADB_SERVER_URL, type TestDatabase } from './support/test-database';
+import {
+  changesOf,
+  getAgentHistoryPath,
+  getTransactionPath,
+  UPDATE_AGENTS,
+  type WireBody,
+} from './support/update-agents-cases';
+
+/**
+ * DATABASE_READ_URLS on MariaDB: plain reads go to a replica, writes to the primary, and a replica
+ * that does not answer costs reads a clean 503, never the writes, until it answers again. The
+ * "replica" is the test database itself, reached through a SELECT-only account (so a write sent to it
+ * would fail) or through a port this file opens and closes. MariaDB must be running (TEST_DATABASE_URL,
+ * by default 127.0.0.1:3306): without it this file fails, it never skips.
+ */
+
+const TRANSACTION = 5151;
+const DATABASE_TIMEOUT_MS = 2000;
+const REPLICA_RETRY_MS = 1000;
+
+/** The MariaDB server as mysql2 reads a URL, with the database (or none) given. */
+const adminUrl = (database = '') => {
+  const url = new URL(MARIADB_SERVER_URL.replace(/^mariadb:/, 'mysql:'));
+  url.pathname = `/${database}`;
+  return url.toString();
+};
+
+/** Runs statements on a fresh connection to the server as the administrator. */
+async function admin<T = unknown>(sql: string, values: unknown[] = []): Promise<T> {
+  const connection = await createConnection({ uri: adminUrl() });
+  try {
+    return (await connection.query(sql, values))[0] as T;
+  } finally {
+    await connection.end();
+  }
+}
+
+const databaseNameOf = (database: TestDatabase) => new URL(database.url).pathname.slice(1);
+
+/** The test database's URL with other credentials or another port: a replica's URL. */
+function replicaUrl(
+  database: TestDatabase,
+  change: { user?: string; password?: string; port?: number },
+): string {
+  const url = new URL(database.url);
+  if (change.user !== undefined) url.username = change.user;
+  if (change.password !== undefined) url.password = change.password;
+  if (change.port !== undefined) url.port = String(change.port);
+  return url.toString();
+}
+
+async function timed(call: () => Test): Promise<{ response: Response; ms: number }> {
+  const started = performance.now();
+  const response = await call();
+  return { response, ms: performance.now() - started };
+}
+
+let updates = 0;
+const updateBody = (): WireBody => ({
+  transaction_id: TRANSACTION,
+  financetype: 'Cash',
+  brokerid: 9000 + ++updates,
+  brokername: `Replica Broker ${updates}`,
+});
+
+const sendUpdate = (running: RunningApp, body: WireBody, ifMatch?: string) => {
+  const call = running.http.post(UPDATE_AGENTS).set('Content-Type', 'application/json');
+  return (ifMatch === undefined ? call : call.set('If-Match', ifMatch)).send(JSON.stringify(body));
+};
+
+/** 503 with Retry-After and nothing of the driver, well before DATABASE_TIMEOUT_MS. */
+function expectFastUnavailable(name: string, { response, ms }: { response: Response; ms: number }) {
+  expect({ name, status: response.status }).toEqual({ name, status: 503 });
+  const body = expectProblem(response, 503, { modelState: false });
+  expect(body.type).toMatch(/database_unavailable$/);
+  expect(response.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+  expectNoLeak(response.text);
+  expect(response.text).not.toMatch(/ECONN|POOL_|Pool does|127\.0\.0\.1|online node/i);
+  // Refused at once: the cluster knows the replica is away, the request does not wait on a timeout.
+  expect({ name, withinBound: ms < DATABASE_TIMEOUT_MS, ms }).toMatchObject({
+    name,
+    withinBound: true,
+  });
+}
+
+/** A TCP port that forwards to the MariaDB server while open: a replica that can go away and return. */
+class Forwarder {
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(readonly port: number) {}
+
+  async open(): Promise<void> {
+    const target = new URL(MARIADB_SERVER_URL);
+    const server = createServer((client) => {
+      const upstream = connect(Number(target.port || 3306), target.hostname);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.once('close', () => this.sockets.delete(socket));
+        socket.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+describe('read replicas (DATABASE_READ_URLS) on MariaDB', () => {
+  let database: TestDatabase;
+  let databaseName: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('mariadb');
+    databaseName = databaseNameOf(database);
+    // The schema and data, once: every service below reads and writes the same rows.
+    const seeder = await RunningApp.start(database.url);
+    try {
+      await seeder.seed({
+        requirements: CATALOGUE,
+        transactions: [transactionRecord(TRANSACTION)],
+      });
+    } finally {
+      await seeder.close();
+    }
+  });
+
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  describe('a replica that answers: the same database through a SELECT-only account', () => {
+    const user = `ps_ro_${randomBytes(4).toString('hex')}`;
+    const password = randomBytes(12).toString('hex');
+    let running: RunningApp;
+
+    /** Connections the service holds open as the replica's account. */
+    const replicaConnections = async () =>
+      (
+        await admin<Array<{ connections: number }>>(
+          'SELECT COUNT(*) AS connections FROM information_schema.PROCESSLIST WHERE USER = ? AND DB = ?',
+          [user, databaseName],
+        )
+      )[0].connections;
+
+    beforeAll(async () => {
+      await admin(`CREATE USER ?@'%' IDENTIFIED BY ?`, [user, password]);
+      await admin(`GRANT SELECT ON \`${databaseName}\`.* TO ?@'%'`, [user]);
+      running = await RunningApp.start(database.url, {
+        DATABASE_READ_URLS: replicaUrl(database, { user, password }),
+        DATABASE_TIMEOUT_MS: String(DATABASE_TIMEOUT_MS),
+      });
+    });
+
+    afterAll(async () => {
+      try {
+        await running?.close();
+      } finally {
+        await admin(`DROP USER IF EXISTS ?@'%'`, [user]);
+      }
+    });
+
+    it('serves GetTransaction and GetAgentHistory from the replica', async () => {
+      // Starting connects to the primary only.
+      expect(await replicaConnections()).toBe(0);
+      const read = await running.http.get(getTransactionPath(TRANSACTION)).expect(200);
+      expect(read.body).toMatchObject({
+        transaction_id: TRANSACTION,
+        brokername: 'Ramon Dela Cruz',
+      });
+      expect(read.headers.etag).toMatch(/^"5151\.\d+"$/);
+      const history = await running.http.get(getAgentHistoryPath(TRANSACTION)).expect(200);
+      expect(history.body).toEqual([]);
+      expect(await replicaConnections()).toBeGreaterThan(0);
+    });
+
+    it('applies UpdateAgents on the primary, and a read right after it sees the write', async () => {
+      const before = await running.http.get(getTransactionPath(TRANSACTION)).expect(200);
+      const body = updateBody();
+      // The SELECT-only account could not have written this: the write went to the primary.
+      const response = await sendUpdate(running, body, String(before.headers.etag));
+      expect({ status: response.status, text: response.text }).toEqual({ status: 204, text: '' });
+
+      const after = await running.http.get(getTransactionPath(TRANSACTION)).expect(200);
+      expect(after.body).toMatchObject({ brokerid: body.brokerid, brokername: body.brokername });
+      expect(after.headers.etag).not.toBe(before.headers.etag);
+      const history = await running.http.get(getAgentHistoryPath(TRANSACTION)).expect(200);
+      const records = history.body as WireBody[];
+      expect(records).toHaveLength(1);
+      expect(changesOf(records[0])).toEqual([
+        { field: 'brokerid', before: '11', after: String(body.brokerid) },
+        { field: 'brokername', before: 'Ramon Dela Cruz', after: body.brokername },
+      ]);
+
+      // If-Match is checked on the primary: the ETag read before the write is stale now.
+      const stale = await sendUpdate(running, updateBody(), String(before.headers.etag));
+      expectProblem(stale, 412, { modelState: false });
+      await running.http.get('/api/Requirement/GetRequirements').expect(200);
+    });
+  });
+
+  describe('a replica that does not answer (nothing listens on its port)', () => {
+    let forwarder: Forwarder;
+    let running: RunningApp;
+
+    const reads: ReadonlyArray<[string, (running: RunningApp) => Test]> = [
+      ['GetTransaction', (app) => app.http.get(getTransactionPath(TRANSACTION))],
+      ['GetAgentHistory', (app) => app.http.get(getAgentHistoryPath(TRANSACTION))],
+    ];
+
+    beforeAll(async () => {
+      forwarder = new Forwarder(await freePort());
+      running = await RunningApp.start(database.url, {
+        DATABASE_READ_URLS: replicaUrl(database, { port: forwarder.port }),
+        DATABASE_TIMEOUT_MS: String(DATABASE_TIMEOUT_MS),
+        DATABASE_REPLICA_RETRY_MS: String(REPLICA_RETRY_MS),
+      });
+    });
+
+    afterAll(async () => {
+      await running?.close();
+      await forwarder?.close();
+    });
+
+    it('answers reads 503 with Retry-After at once, while the replica is out of the rotation and after', async () => {
+      // The first read meets the refused connections themselves; the later ones a cluster with no
+      // replica left in the rotation; those after REPLICA_RETRY_MS try the replica again.
+      for (let round = 0; round < 3; round++) {
+        for (const [name, send] of reads) {
+          expectFastUnavailable(`${name} #${round}`, await timed(() => send(running)));
+        }
+        if (round === 1) await sleep(REPLICA_RETRY_MS + 200);
+      }
+    });
+
+    it('still applies UpdateAgents on the primary, and serves what reads from the primary', async () => {
+      const body = updateBody();
+      const response = await sendUpdate(running, body);
+      expect({ status: response.status, text: response.text }).toEqual({ status: 204, text: '' });
+      const [row] = await admin<Array<{ brokerid: number; brokername: string }>>(
+        `SELECT brokerid, brokername FROM \`${databaseName}\`.\`sales_transaction\` WHERE transaction_id = ?`,
+        [TRANSACTION],
+      );
+      expect(row).toEqual({ brokerid: body.brokerid, brokername: body.brokername });
+      // A raw query and a snapshot transaction: both on the primary.
+      await running.http.get('/api/Requirement/GetRequirements').expect(200);
+      // Readiness pings the primary only.
+      await running.http.get('/health/ready').expect(200);
+    });
+
+    it('serves reads again once the replica answers, DATABASE_REPLICA_RETRY_MS after it was left out', async () => {
+      await forwarder.open();
+      const started = performance.now();
+      let response: Response | undefined;
+      while (performance.now() - started < REPLICA_RETRY_MS + 3000) {
+        response = await running.http.get(getTransactionPath(TRANSACTION));
+        if (response.status === 200) break;
+        expect(response.status).toBe(503);
+        await sleep(100);
+      }
+      expect(response?.status).toBe(200);
+      expect(response?.body).toMatchObject({ brokername: `Replica Broker ${updates}` });
+      await running.http.get(getAgentHistoryPath(TRANSACTION)).expect(200);
+    });
+  });
+});
