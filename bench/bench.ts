@@ -84,10 +84,13 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
   });
 }
 
+/** The flags the Dockerfile's CMD and `npm run start:prod` start the service with. */
+const PRODUCTION_NODE_FLAGS = ['--max-old-space-size=256'];
+
 /** The service as production runs it: JSON logs (to nowhere), request ids, helmet. */
 async function startService(databaseUrl: string): Promise<{ url: string; process: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [SERVICE], {
+  const child = spawn(process.execPath, [...PRODUCTION_NODE_FLAGS, SERVICE], {
     env: {
       ...process.env,
       PORT: String(port),
