@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { type EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { UnitOfWork } from '../database/unit-of-work';
 import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
 import { pickWireScalars } from '../wire/wire-record';
@@ -9,6 +10,7 @@ import {
   type AgentChainValue,
   type AgentChange,
 } from './agent-chain';
+import { AgentChainStatements } from './agent-chain.statements';
 import { type AgentAssignmentDto } from './dto/agent-assignment.dto';
 import { TransactionDto } from './dto/transaction.dto';
 import { AgentAssignmentEntity } from './entities/agent-assignment.entity';
@@ -37,7 +39,14 @@ export interface AgentChainUpdate {
 
 @Injectable()
 export class TransactionService {
-  constructor(private readonly unitOfWork: UnitOfWork) {}
+  private readonly statements: AgentChainStatements;
+
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    @InjectDataSource() dataSource: DataSource,
+  ) {
+    this.statements = new AgentChainStatements(dataSource);
+  }
 
   /** One transaction with its checklist, joined to the catalogue, in one query. */
   async findOne(transactionId: number): Promise<VersionedTransaction> {
@@ -104,7 +113,8 @@ export class TransactionService {
    */
   async updateAgents(update: AgentChainUpdate): Promise<void> {
     await this.unitOfWork.write(async (manager) => {
-      const row = await this.lockForUpdate(manager, update.transactionId);
+      const row = await this.statements.lock(manager, update.transactionId);
+      if (!row) throw new TransactionNotFoundError(update.transactionId);
       const { expectedVersions } = update;
       if (
         expectedVersions &&
@@ -122,29 +132,13 @@ export class TransactionService {
       }
       if (changes.length === 0) return;
       const stamp = new Date();
-      const assignments = Object.fromEntries(changes.map((change) => [change.field, change.after]));
-      await manager.update(
-        TransactionEntity,
-        { transaction_id: update.transactionId },
-        { ...assignments, stamp },
-      );
-      await manager.insert(AgentAssignmentEntity, {
+      await this.statements.update(manager, update.transactionId, changes, stamp);
+      await this.statements.append(manager, {
         transaction_id: update.transactionId,
         stamp,
         changed_by: update.changedBy ?? null,
         changes,
       });
     });
-  }
-
-  private async lockForUpdate(manager: EntityManager, transactionId: number) {
-    const row = await manager.findOne(TransactionEntity, {
-      select: ['transaction_id', 'locked', 'row_version', ...AGENT_CHAIN_FIELDS],
-      where: { transaction_id: transactionId },
-      // SQLite has one writer at a time already; MySQL takes the row lock.
-      ...(this.unitOfWork.isSqlite ? {} : { lock: { mode: 'pessimistic_write' as const } }),
-    });
-    if (!row) throw new TransactionNotFoundError(transactionId);
-    return row;
   }
 }

@@ -428,7 +428,7 @@ export class TransactionProbe {
   /**
    * Sends a request that must apply: 204 with an empty body; exactly the `agents` members written
    * and every other member as before; `stamp` the time of the change; a new ETag; one more history
-   * record listing each changed member.
+   * record, stamped at the same instant, listing each changed member.
    */
   async expectApplied(id: number, send: () => Test, agents: AgentValues): Promise<Snapshot> {
     const before = await this.snapshot(id);
@@ -454,6 +454,7 @@ export class TransactionProbe {
     expect(after.history).toHaveLength(before.history.length + 1);
     const record = after.history.at(-1)!;
     expect(record.transaction_id).toBe(id);
+    expect(Date.parse(record.stamp as string)).toBe(Date.parse(stamp));
     expect(changesOf(record)).toEqual(changes.sort(byField));
     return after;
   }

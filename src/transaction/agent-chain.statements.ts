@@ -1,0 +1,113 @@
+import { type DataSource, type EntityManager } from 'typeorm';
+import { type ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { AGENT_CHAIN_FIELDS, type AgentChainField, type AgentChange } from './agent-chain';
+import { AgentAssignmentEntity } from './entities/agent-assignment.entity';
+import { TransactionEntity } from './entities/transaction.entity';
+
+/** What UpdateAgents reads of the row it locks. */
+export type LockedTransaction = Pick<
+  TransactionEntity,
+  'transaction_id' | 'locked' | 'row_version' | AgentChainField
+>;
+
+const LOCKED_PROPERTIES = [
+  'transaction_id',
+  'locked',
+  'row_version',
+  ...AGENT_CHAIN_FIELDS,
+] as const;
+
+/**
+ * UpdateAgents' three statements, written out once from the entities' metadata: they run on every
+ * write, and TypeORM's query builders would rebuild them (and their parameter maps) each time. Values
+ * still go through the driver's own conversions, so a stamp or the history's JSON is stored exactly as
+ * an entity save would store it.
+ */
+export class AgentChainStatements {
+  private readonly escape: (name: string) => string;
+  private readonly lockSql: string;
+  private readonly lockedColumns: readonly ColumnMetadata[];
+  private readonly assignments: ReadonlyMap<AgentChainField, string>;
+  private readonly updatePrefix: string;
+  private readonly updateSuffix: string;
+  private readonly stampColumn: ColumnMetadata;
+  private readonly insertSql: string;
+  private readonly historyColumns: readonly ColumnMetadata[];
+
+  constructor(private readonly dataSource: DataSource) {
+    this.escape = (name) => dataSource.driver.escape(name);
+    const transactions = dataSource.getMetadata(TransactionEntity);
+    const history = dataSource.getMetadata(AgentAssignmentEntity);
+    const column = (metadata: typeof transactions, property: string) =>
+      metadata.findColumnWithPropertyName(property)!;
+    const table = this.escape(transactions.tableName);
+    const key = this.escape(column(transactions, 'transaction_id').databaseName);
+    const version = this.escape(transactions.versionColumn!.databaseName);
+
+    this.lockedColumns = LOCKED_PROPERTIES.map((property) => column(transactions, property));
+    // SQLite has one writer at a time already; MySQL takes the row lock.
+    const lock = dataSource.options.type === 'better-sqlite3' ? '' : ' FOR UPDATE';
+    this.lockSql = `SELECT ${this.lockedColumns.map((c) => this.escape(c.databaseName)).join(', ')} FROM ${table} WHERE ${key} = ?${lock}`;
+
+    this.assignments = new Map(
+      AGENT_CHAIN_FIELDS.map((field) => [
+        field,
+        `${this.escape(column(transactions, field).databaseName)} = ?`,
+      ]),
+    );
+    this.stampColumn = column(transactions, 'stamp');
+    this.updatePrefix = `UPDATE ${table} SET `;
+    this.updateSuffix = `, ${this.escape(this.stampColumn.databaseName)} = ?, ${version} = ${version} + 1 WHERE ${key} = ?`;
+
+    this.historyColumns = ['transaction_id', 'stamp', 'changed_by', 'changes'].map((property) =>
+      column(history, property),
+    );
+    this.insertSql = `INSERT INTO ${this.escape(history.tableName)} (${this.historyColumns
+      .map((c) => this.escape(c.databaseName))
+      .join(', ')}) VALUES (${this.historyColumns.map(() => '?').join(', ')})`;
+  }
+
+  /** Reads the transaction's agent chain, its lock flag and version, holding its row lock on MySQL. */
+  async lock(
+    manager: EntityManager,
+    transactionId: number,
+  ): Promise<LockedTransaction | undefined> {
+    const [raw] = await manager.query<Array<Record<string, unknown>>>(this.lockSql, [
+      transactionId,
+    ]);
+    if (!raw) return undefined;
+    const row: Record<string, unknown> = {};
+    for (const column of this.lockedColumns) {
+      row[column.propertyName] = this.dataSource.driver.prepareHydratedValue(
+        raw[column.databaseName],
+        column,
+      );
+    }
+    return row as unknown as LockedTransaction;
+  }
+
+  /** Writes the changed members and the stamp, and counts the change in the row's version. */
+  async update(
+    manager: EntityManager,
+    transactionId: number,
+    changes: readonly AgentChange[],
+    stamp: Date,
+  ): Promise<void> {
+    const assignments = changes.map((change) => this.assignments.get(change.field)).join(', ');
+    await manager.query(`${this.updatePrefix}${assignments}${this.updateSuffix}`, [
+      ...changes.map((change) => change.after),
+      this.dataSource.driver.preparePersistentValue(stamp, this.stampColumn),
+      transactionId,
+    ]);
+  }
+
+  /** Appends one history entry. */
+  async append(manager: EntityManager, entry: Omit<AgentAssignmentEntity, 'assignment_id'>) {
+    await manager.query(
+      this.insertSql,
+      this.historyColumns.map((column): unknown =>
+        this.dataSource.driver.preparePersistentValue(column.getEntityValue(entry), column),
+      ),
+    );
+  }
+}
