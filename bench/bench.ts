@@ -11,8 +11,9 @@ import { runMysqlReference, type LoopResult } from './reference-mysql';
 
 /**
  * `npm run bench`: the service on the embedded database (and on MariaDB when BENCH_DATABASE_URL names
- * a server), under autocannon at fixed connection counts, against three references on the same data.
- * Prints a markdown table. Every process it starts listens on 127.0.0.1 and stops at the end.
+ * a server), under autocannon at fixed connection counts, against references on the same data: the
+ * machine's limit (node:http), the framework's ceiling for reads and, on MariaDB, for UpdateAgents, and
+ * UpdateAgents' SQL by hand with mysql2. Prints a markdown table. Every process it starts listens on 127.0.0.1 and stops at the end.
  */
 
 const DIST = join(__dirname, '..');
@@ -108,12 +109,10 @@ async function startService(databaseUrl: string): Promise<{ url: string; process
   return { url, process: child };
 }
 
-async function startReference(
-  file: string,
-  bodies: { json: string; xml: string },
-): Promise<string> {
+/** A reference server; its arguments are the port and then `args`. */
+async function startReference(file: string, args: readonly string[]): Promise<string> {
   const port = await freePort();
-  const child = fork(join(__dirname, file), [String(port), bodies.json, bodies.xml], {
+  const child = fork(join(__dirname, file), [String(port), ...args], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   children.push(child);
@@ -207,8 +206,8 @@ async function benchSqlite(
   );
   const etag = (await fetch(catalogue)).headers.get('etag')!;
 
-  const http = await startReference('reference-http.js', { json, xml });
-  const nest = await startReference('reference-nest.js', { json, xml });
+  const http = await startReference('reference-http.js', [json, xml]);
+  const nest = await startReference('reference-nest.js', [json, xml]);
   const read = (url: string, headers?: Record<string, string>, expectStatus = 200): Load => ({
     url,
     connections: READ_CONNECTIONS,
@@ -267,14 +266,19 @@ function getTransactionLoad(url: string, count: number): Load {
 }
 
 /** UpdateAgents bodies naming random transactions among `count`, in JSON or XML. */
-function updateLoad(url: string, count: number, format: 'json' | 'xml'): Load {
+function updateLoad(
+  url: string,
+  count: number,
+  format: 'json' | 'xml',
+  path = '/api/Transaction/UpdateAgents',
+): Load {
   return {
     url,
     connections: WRITE_CONNECTIONS,
     expectStatus: 204,
     request: {
       method: 'POST',
-      path: '/api/Transaction/UpdateAgents',
+      path,
       headers: { 'Content-Type': format === 'json' ? 'application/json' : 'application/xml' },
       setupRequest: (request) => ({
         ...request,
@@ -326,10 +330,20 @@ async function benchMariadb(
         getTransactionLoad(service.url, rows),
       );
     await getTransaction(SIZE.transactions);
+    const handWritten = await byHand(SIZE.transactions);
+    const nestWrite = await startReference('reference-nest-write.js', [
+      mysqlUrl,
+      String(WRITE_CONNECTIONS),
+    ]);
     compare(
-      await benchUpdates(service.url, 'MariaDB', SIZE.transactions),
-      await byHand(SIZE.transactions),
+      await measure(
+        'NestJS on Express, UpdateAgents SQL by hand (JSON)',
+        'MariaDB',
+        updateLoad(nestWrite, SIZE.transactions, 'json', '/update'),
+      ),
+      handWritten,
     );
+    compare(await benchUpdates(service.url, 'MariaDB', SIZE.transactions), handWritten);
     if (SCALE_TO > SIZE.transactions) {
       process.stderr.write(`Growing sales_transaction to ${SCALE_TO} rows\n`);
       const target = await createConnection({ uri: mysqlUrl });

@@ -1,4 +1,4 @@
-import { createPool } from 'mysql2/promise';
+import { createPool, type PoolConnection } from 'mysql2/promise';
 import { AGENT_CHAIN_FIELDS } from '../src/transaction/agent-chain';
 
 export interface LoopResult {
@@ -11,10 +11,48 @@ export interface LoopResult {
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
+const LOCK_COLUMNS = ['transaction_id', 'locked', 'row_version', ...AGENT_CHAIN_FIELDS]
+  .map((name) => `\`${name}\``)
+  .join(', ');
+
 /**
- * UpdateAgents' SQL written by hand with mysql2, on `connections` concurrent connections for
- * `seconds`: lock the row, write the chain and the stamp, append the history, commit.
+ * UpdateAgents' SQL written by hand on one connection: lock the row, write the broker and the stamp,
+ * append the history, commit. Rolls back and rethrows on failure.
  */
+export async function updateAgentsByHand(
+  connection: PoolConnection,
+  transactionId: number,
+  brokerid: number,
+  brokername: string,
+): Promise<void> {
+  try {
+    await connection.query('START TRANSACTION');
+    const [rows] = await connection.query(
+      `SELECT ${LOCK_COLUMNS} FROM \`sales_transaction\` WHERE \`transaction_id\` = ? FOR UPDATE`,
+      [transactionId],
+    );
+    const before = (rows as Array<Record<string, unknown>>)[0];
+    const stamp = new Date();
+    await connection.query(
+      'UPDATE `sales_transaction` SET `brokerid` = ?, `brokername` = ?, `stamp` = ?, `row_version` = `row_version` + 1 WHERE `transaction_id` = ?',
+      [brokerid, brokername, stamp, transactionId],
+    );
+    await connection.query(
+      'INSERT INTO `agent_assignment` (`transaction_id`, `stamp`, `changed_by`, `changes`) VALUES (?, ?, NULL, ?)',
+      [
+        transactionId,
+        stamp,
+        JSON.stringify([{ field: 'brokerid', before: before?.brokerid ?? null, after: brokerid }]),
+      ],
+    );
+    await connection.query('COMMIT');
+  } catch (error) {
+    await connection.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/** `updateAgentsByHand` in a loop on `connections` concurrent connections for `seconds`. */
 export async function runMysqlReference(
   url: string,
   connections: number,
@@ -22,9 +60,6 @@ export async function runMysqlReference(
   transactionCount: number,
 ): Promise<LoopResult> {
   const pool = createPool({ uri: url, connectionLimit: connections, timezone: 'Z' });
-  const columns = ['transaction_id', 'locked', 'row_version', ...AGENT_CHAIN_FIELDS].map(
-    (name) => `\`${name}\``,
-  );
   const latencies: number[] = [];
   let errors = 0;
   let counter = 0;
@@ -37,32 +72,10 @@ export async function runMysqlReference(
         const brokerid = 100000 + (counter++ % 1000000);
         const started = performance.now();
         try {
-          await connection.query('START TRANSACTION');
-          const [rows] = await connection.query(
-            `SELECT ${columns.join(', ')} FROM \`sales_transaction\` WHERE \`transaction_id\` = ? FOR UPDATE`,
-            [id],
-          );
-          const before = (rows as Array<Record<string, unknown>>)[0];
-          const stamp = new Date();
-          await connection.query(
-            'UPDATE `sales_transaction` SET `brokerid` = ?, `brokername` = ?, `stamp` = ?, `row_version` = `row_version` + 1 WHERE `transaction_id` = ?',
-            [brokerid, `Broker ${brokerid}`, stamp, id],
-          );
-          await connection.query(
-            'INSERT INTO `agent_assignment` (`transaction_id`, `stamp`, `changed_by`, `changes`) VALUES (?, ?, NULL, ?)',
-            [
-              id,
-              stamp,
-              JSON.stringify([
-                { field: 'brokerid', before: before?.brokerid ?? null, after: brokerid },
-              ]),
-            ],
-          );
-          await connection.query('COMMIT');
+          await updateAgentsByHand(connection, id, brokerid, `Broker ${brokerid}`);
           latencies.push(performance.now() - started);
         } catch {
           errors++;
-          await connection.query('ROLLBACK').catch(() => undefined);
         }
       }
     } finally {
