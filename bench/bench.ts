@@ -6,6 +6,7 @@ import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnection } from 'mysql2/promise';
+import { scripts } from '../package.json';
 import { generateRequirements, generateTransactions, type DatasetSize } from './dataset';
 import { runMysqlReference, type LoopResult } from './reference-mysql';
 
@@ -85,8 +86,10 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
   });
 }
 
-/** The flags the Dockerfile's CMD and `npm run start:prod` start the service with. */
-const PRODUCTION_NODE_FLAGS = ['--max-old-space-size=256'];
+/** The Node.js flags of `npm run start:prod`, whose command the Dockerfile's CMD runs too. */
+const PRODUCTION_NODE_FLAGS = scripts['start:prod']
+  .split(' ')
+  .filter((word) => word.startsWith('--'));
 
 /** The service as production runs it: JSON logs (to nowhere), request ids, helmet. */
 async function startService(databaseUrl: string): Promise<{ url: string; process: ChildProcess }> {
