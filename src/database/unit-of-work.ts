@@ -39,10 +39,6 @@ export class UnitOfWork {
     if (dataSource.options.type === 'better-sqlite3') this.exclusive = new Mutex();
   }
 
-  get isSqlite(): boolean {
-    return this.exclusive !== undefined;
-  }
-
   /**
    * Runs `work` in one database transaction: all of it commits, or none of it. A deadlock or
    * lock-wait timeout rolls it back and runs it again, after a jittered, growing pause. Work whose

@@ -24,7 +24,6 @@ const LOCKED_PROPERTIES = [
  * an entity save would store it.
  */
 export class AgentChainStatements {
-  private readonly escape: (name: string) => string;
   private readonly lockSql: string;
   private readonly lockedColumns: readonly ColumnMetadata[];
   private readonly assignments: ReadonlyMap<AgentChainField, string>;
@@ -35,35 +34,35 @@ export class AgentChainStatements {
   private readonly historyColumns: readonly ColumnMetadata[];
 
   constructor(private readonly dataSource: DataSource) {
-    this.escape = (name) => dataSource.driver.escape(name);
+    const escape = (name: string) => dataSource.driver.escape(name);
     const transactions = dataSource.getMetadata(TransactionEntity);
     const history = dataSource.getMetadata(AgentAssignmentEntity);
     const column = (metadata: typeof transactions, property: string) =>
       metadata.findColumnWithPropertyName(property)!;
-    const table = this.escape(transactions.tableName);
-    const key = this.escape(column(transactions, 'transaction_id').databaseName);
-    const version = this.escape(transactions.versionColumn!.databaseName);
+    const table = escape(transactions.tableName);
+    const key = escape(column(transactions, 'transaction_id').databaseName);
+    const version = escape(transactions.versionColumn!.databaseName);
 
     this.lockedColumns = LOCKED_PROPERTIES.map((property) => column(transactions, property));
     // SQLite has one writer at a time already; MySQL takes the row lock.
     const lock = dataSource.options.type === 'better-sqlite3' ? '' : ' FOR UPDATE';
-    this.lockSql = `SELECT ${this.lockedColumns.map((c) => this.escape(c.databaseName)).join(', ')} FROM ${table} WHERE ${key} = ?${lock}`;
+    this.lockSql = `SELECT ${this.lockedColumns.map((c) => escape(c.databaseName)).join(', ')} FROM ${table} WHERE ${key} = ?${lock}`;
 
     this.assignments = new Map(
       AGENT_CHAIN_FIELDS.map((field) => [
         field,
-        `${this.escape(column(transactions, field).databaseName)} = ?`,
+        `${escape(column(transactions, field).databaseName)} = ?`,
       ]),
     );
     this.stampColumn = column(transactions, 'stamp');
     this.updatePrefix = `UPDATE ${table} SET `;
-    this.updateSuffix = `, ${this.escape(this.stampColumn.databaseName)} = ?, ${version} = ${version} + 1 WHERE ${key} = ?`;
+    this.updateSuffix = `, ${escape(this.stampColumn.databaseName)} = ?, ${version} = ${version} + 1 WHERE ${key} = ?`;
 
     this.historyColumns = ['transaction_id', 'stamp', 'changed_by', 'changes'].map((property) =>
       column(history, property),
     );
-    this.insertSql = `INSERT INTO ${this.escape(history.tableName)} (${this.historyColumns
-      .map((c) => this.escape(c.databaseName))
+    this.insertSql = `INSERT INTO ${escape(history.tableName)} (${this.historyColumns
+      .map((c) => escape(c.databaseName))
       .join(', ')}) VALUES (${this.historyColumns.map(() => '?').join(', ')})`;
   }
 
