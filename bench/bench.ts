@@ -14,7 +14,8 @@ import { runMysqlReference, type LoopResult } from './reference-mysql';
  * `npm run bench`: the service on the embedded database (and on MariaDB when BENCH_DATABASE_URL names
  * a server), under autocannon at fixed connection counts, against references on the same data: the
  * machine's limit (node:http), the framework's ceiling for reads and, on MariaDB, for UpdateAgents, and
- * UpdateAgents' SQL by hand with mysql2. Prints a markdown table. Every process it starts listens on 127.0.0.1 and stops at the end.
+ * UpdateAgents' SQL by hand with mysql2. Prints a markdown table. Every process it starts listens on
+ * 127.0.0.1 and stops at the end.
  */
 
 const DIST = join(__dirname, '..');

@@ -26,7 +26,11 @@ const LOCKED_PROPERTIES = [
 export class AgentChainStatements {
   private readonly lockSql: string;
   private readonly lockedColumns: readonly ColumnMetadata[];
-  private readonly assignments: ReadonlyMap<AgentChainField, string>;
+  /** Each agent member's column and its `column = ?` assignment. */
+  private readonly agentColumns: ReadonlyMap<
+    AgentChainField,
+    { column: ColumnMetadata; assignment: string }
+  >;
   private readonly updatePrefix: string;
   private readonly updateSuffix: string;
   private readonly stampColumn: ColumnMetadata;
@@ -48,11 +52,11 @@ export class AgentChainStatements {
     const lock = dataSource.options.type === 'better-sqlite3' ? '' : ' FOR UPDATE';
     this.lockSql = `SELECT ${this.lockedColumns.map((c) => escape(c.databaseName)).join(', ')} FROM ${table} WHERE ${key} = ?${lock}`;
 
-    this.assignments = new Map(
-      AGENT_CHAIN_FIELDS.map((field) => [
-        field,
-        `${escape(column(transactions, field).databaseName)} = ?`,
-      ]),
+    this.agentColumns = new Map(
+      AGENT_CHAIN_FIELDS.map((field) => {
+        const agent = column(transactions, field);
+        return [field, { column: agent, assignment: `${escape(agent.databaseName)} = ?` }];
+      }),
     );
     this.stampColumn = column(transactions, 'stamp');
     this.updatePrefix = `UPDATE ${table} SET `;
@@ -92,9 +96,12 @@ export class AgentChainStatements {
     changes: readonly AgentChange[],
     stamp: Date,
   ): Promise<void> {
-    const assignments = changes.map((change) => this.assignments.get(change.field)).join(', ');
+    const columns = changes.map((change) => this.agentColumns.get(change.field)!);
+    const assignments = columns.map(({ assignment }) => assignment).join(', ');
     await manager.query(`${this.updatePrefix}${assignments}${this.updateSuffix}`, [
-      ...changes.map((change) => change.after),
+      ...changes.map((change, index): unknown =>
+        this.dataSource.driver.preparePersistentValue(change.after, columns[index].column),
+      ),
       this.dataSource.driver.preparePersistentValue(stamp, this.stampColumn),
       transactionId,
     ]);
