@@ -1,7 +1,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { TransactionDto } from '../src/transaction/dto/transaction.dto';
+import { wireModelOf } from '../src/wire/wire-model';
+import { CATALOGUE, textOfLength, transactionRecord } from './support/fixtures';
 import { type CommandResult, IMPORT_MAIN, runNode } from './support/processes';
 import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
 
@@ -223,6 +225,45 @@ describeOnEachDatabase('npm run data:import', (context: SuiteContext) => {
       );
     });
 
+    it.each([
+      { field: 'miscellaneous', value: '633642.0000000001', key: 'transaction.miscellaneous' },
+      {
+        field: 'discount',
+        value: '2.0416666666666666666666666667',
+        key: 'transaction.discount',
+      },
+      { field: 'TotalPayments', value: '100000000000', key: 'transaction.TotalPayments' },
+      { field: 'date_added', value: '"0001-01-01T00:00:00"', key: 'transaction.date_added' },
+      { field: 'requirements', value: '[null]', key: 'transaction.requirements[0]' },
+    ])(
+      'keeps its own rule: refuses $field $value, which the wire accepts and the column cannot hold as sent',
+      async ({ field, value, key }) => {
+        // Written as text, so the numeral reaches the service exactly as a client would spell it;
+        // last, as the later of two members wins.
+        const second = JSON.stringify(transactionRecord(32)).replace(/}$/, `,"${field}":${value}}`);
+        const text = `[${JSON.stringify(transactionRecord(31))},${second}]`;
+        const path = await fixture(`unstorable-${field}.json`, text);
+        const result = await runImport('--transactions', path);
+        expect(result.code).toBe(1);
+        expect(result.stderr).toMatch(/record 2\D[^\n]*\b32\b/);
+        expect(result.stderr).toContain(key);
+        if (!value.startsWith('[')) expect(result.stderr).toContain(value.replace(/"/g, ''));
+        await transaction(31).expect(404);
+      },
+    );
+
+    it('stores a decimal that rounds into its range exactly as sent', async () => {
+      const path = await fixture('rounded.json', [
+        transactionRecord(33, { sellingprice: 0.99, discount: 1.2345 }),
+      ]);
+      const result = await runImport('--transactions', path);
+      expect(result.code).toBe(0);
+      expect((await transaction(33).expect(200)).body).toMatchObject({
+        sellingprice: 0.99,
+        discount: 1.2345,
+      });
+    });
+
     it('refuses a checklist item naming an unknown requirement, rolling back what was already written', async () => {
       const catalogueBefore = (await context.http.get('/api/Requirement/GetRequirements')).text;
       const transactionBefore = (await transaction(1)).text;
@@ -260,6 +301,95 @@ describeOnEachDatabase('npm run data:import', (context: SuiteContext) => {
       );
       expect((await transaction(1)).text).toBe(transactionBefore);
       await transaction(21).expect(404);
+    });
+  });
+
+  describe('holds text to its columns, 4000 characters', () => {
+    const full = (seed: string) => textOfLength(seed, 4000);
+    const TEXT = wireModelOf(TransactionDto)
+      .members.filter((member) => member.kind === 'string')
+      .map((member) => member.name);
+    const tooLong = (key: string) =>
+      `${key}: The field ${key.replace(/.*\./, '')} must be a string with a maximum length of 4000.`;
+
+    it('stores text of 4000 characters in every text column exactly, read back by both routes', async () => {
+      const catalogue = await fixture('long-catalogue.json', [
+        {
+          requirement_type_id: 40,
+          description: full('type'),
+          stamp: null,
+          Acquisition: [
+            {
+              requirement_id: 401,
+              required: full('required'),
+              requirement_description: full('description'),
+              stamp: null,
+              submitted: null,
+            },
+          ],
+        },
+      ]);
+      const texts = Object.fromEntries(TEXT.map((name) => [name, full(name)]));
+      const transactions = await fixture('long-transactions.json', [
+        transactionRecord(40, {
+          ...texts,
+          requirements: [{ requirement_id: 401, submitted: true, stamp: null }],
+        }),
+      ]);
+      const result = await runImport('--requirements', catalogue, '--transactions', transactions);
+      expect({ code: result.code, stderr: result.stderr }).toEqual({
+        code: 0,
+        stderr: expect.any(String),
+      });
+
+      const stored = (await transaction(40).expect(200)).body as Json;
+      expect(Object.fromEntries(TEXT.map((name) => [name, stored[name]]))).toEqual(texts);
+      expect((stored.requirements as Json[])[0]).toMatchObject({
+        required: full('required'),
+        requirement_description: full('description'),
+      });
+      expect((await requirements()).find((type) => type.requirement_type_id === 40)).toMatchObject({
+        description: full('type'),
+      });
+    });
+
+    it.each([
+      // Unbounded on the wire, as UpdateAgents ignores it; bounded by its column here.
+      { field: 'developer', length: 4001 },
+      { field: 'submitted_requirements', length: 5000 },
+      // Bounded on the wire as well, since UpdateAgents stores it.
+      { field: 'brokername', length: 4001 },
+    ])(
+      'refuses $field of $length characters, naming the record and the field',
+      async ({ field, length }) => {
+        const path = await fixture(`long-${field}.json`, [
+          transactionRecord(41),
+          transactionRecord(42, { [field]: 'x'.repeat(length) }),
+        ]);
+        const result = await runImport('--transactions', path);
+        expect(result.code).toBe(1);
+        expect(result.stderr).toContain(`${path}, record 2 (transaction_id 42) is invalid:`);
+        expect(result.stderr).toContain(tooLong(`transaction.${field}`));
+        await transaction(41).expect(404);
+      },
+    );
+
+    it('refuses catalogue text of 4001 characters, naming the record and the field', async () => {
+      const path = await fixture('long-acquisition.json', [
+        {
+          requirement_type_id: 43,
+          description: 'Long',
+          stamp: null,
+          Acquisition: [{ requirement_id: 431, requirement_description: 'x'.repeat(4001) }],
+        },
+      ]);
+      const result = await runImport('--requirements', path);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${path}, record 1 (requirement_type_id 43) is invalid:`);
+      expect(result.stderr).toContain(
+        tooLong('requirement.Acquisition[0].requirement_description'),
+      );
+      expect((await requirements()).map((type) => type.requirement_type_id)).not.toContain(43);
     });
   });
 });

@@ -1,9 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { type WireReader } from '../wire/wire-codec';
-import { MalformedBodyError, RequestValidationError } from '../wire/wire-errors';
-import { describeValue } from '../wire/wire-fields';
-import { type WireClass, wireModelOf } from '../wire/wire-model';
+import { ExactDecimal } from '../wire/exact-decimal';
+import { type BoundRecord, type WireReader } from '../wire/wire-codec';
+import { isStorableDate } from '../wire/wire-date';
+import { type ModelState, MalformedBodyError, RequestValidationError } from '../wire/wire-errors';
+import {
+  DECIMAL_PRECISION,
+  DECIMAL_SCALE,
+  describeValue,
+  STORED_TEXT_LENGTH,
+} from '../wire/wire-fields';
+import { type WireClass, type WireModel, wireModelOf } from '../wire/wire-model';
 import { type WireFormats } from '../wire/wire-negotiation';
 import { toValidatedDto } from '../wire/wire-validation';
 
@@ -13,6 +20,55 @@ export class ImportError extends Error {}
 /** Where a record came from, for messages: `transactions.json, record 3 (transaction_id 1042)`. */
 export function recordLabel(source: string, index: number, idName: string, id: unknown): string {
   return `${source}, record ${index + 1}${id === undefined || id === null ? '' : ` (${idName} ${describeValue(id)})`}`;
+}
+
+/**
+ * The import's own rule on top of the wire's: every value lands in its column exactly, never rounded.
+ * Decimals must fit DECIMAL(15,4), dates the years both databases' DATETIME columns hold, and text
+ * its columns' STORED_TEXT_LENGTH, whether or not the wire bounds the member.
+ */
+function unstorableValues(model: WireModel, record: BoundRecord, path: string, into: ModelState) {
+  for (const member of model.members) {
+    const value = record[member.name];
+    const key = `${path}.${member.name}`;
+    if (value instanceof ExactDecimal && !value.fitsColumn(DECIMAL_PRECISION, DECIMAL_SCALE)) {
+      into[key] = [
+        `The value '${value.toString()}' does not fit ${member.name}, a decimal of ${DECIMAL_PRECISION - DECIMAL_SCALE} whole and ${DECIMAL_SCALE} fraction digits; it is not rounded.`,
+      ];
+    } else if (value instanceof Date && !isStorableDate(value)) {
+      into[key] = [
+        `The date '${describeValue(value)}' of ${member.name} is outside the years 1000 to 9999 its column holds.`,
+      ];
+    } else if (typeof value === 'string' && value.length > STORED_TEXT_LENGTH) {
+      into[key] = [
+        `The field ${member.name} must be a string with a maximum length of ${STORED_TEXT_LENGTH}.`,
+      ];
+    } else if (member.kind === 'list' && Array.isArray(value)) {
+      const itemModel = wireModelOf(member.item());
+      value.forEach((item: unknown, index) => {
+        if (item === null) into[`${key}[${index}]`] = [`An item of ${member.name} is null.`];
+        else if (typeof item === 'object')
+          unstorableValues(itemModel, item as BoundRecord, `${key}[${index}]`, into);
+      });
+    }
+  }
+}
+
+/** The record as a DTO, by the wire's rules and then the import's own. */
+function toStorableDto<T extends object>(type: WireClass<T>, record: BoundRecord): T {
+  const model = wireModelOf(type);
+  const unstorable: ModelState = {};
+  unstorableValues(model, record, model.parameterName, unstorable);
+  let wireViolations: ModelState = {};
+  let dto: T | undefined;
+  try {
+    dto = toValidatedDto(type, record, model.parameterName);
+  } catch (error) {
+    if (!(error instanceof RequestValidationError)) throw error;
+    wireViolations = error.modelState;
+  }
+  if (dto && Object.keys(unstorable).length === 0) return dto;
+  throw new RequestValidationError({ ...unstorable, ...wireViolations });
 }
 
 /**
@@ -37,7 +93,7 @@ export function validateRecords<T extends object>(
   }
   return bound.map((record, index) => {
     try {
-      return toValidatedDto(type, record, model.parameterName);
+      return toStorableDto(type, record);
     } catch (error) {
       if (!(error instanceof RequestValidationError)) throw error;
       const violations = Object.entries(error.modelState).map(

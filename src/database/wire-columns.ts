@@ -1,5 +1,5 @@
 import { Column, type ColumnOptions, getMetadataArgsStorage, type ValueTransformer } from 'typeorm';
-import { DECIMAL_PRECISION, DECIMAL_SCALE, DEFAULT_TEXT_LENGTH } from '../wire/wire-fields';
+import { DECIMAL_PRECISION, DECIMAL_SCALE } from '../wire/wire-fields';
 import { type WireClass, type WireScalarMember, wireModelOf } from '../wire/wire-model';
 import { type WireScalarsOf } from '../wire/wire-record';
 
@@ -27,9 +27,11 @@ export function columnOptionsFor(member: WireScalarMember): ColumnOptions {
         transformer: decimalTransformer,
       };
     case 'string':
-      return (member.maxLength ?? DEFAULT_TEXT_LENGTH) > DEFAULT_TEXT_LENGTH
-        ? { type: 'text', nullable }
-        : { type: 'varchar', length: member.maxLength ?? DEFAULT_TEXT_LENGTH, nullable };
+      // TEXT on both databases: it holds a stored member's 4000 UTF-16 units in any script (at most
+      // 12,000 bytes of utf8mb4) and counts 10 bytes of MySQL's 65,535-byte row limit; a VARCHAR(4000)
+      // counts 16,002 (a transaction's 19 would need 304,038). InnoDB keeps either in the row while it
+      // fits the page and moves the longest values off the page when it does not.
+      return { type: 'text', nullable };
     case 'boolean':
       return { type: 'boolean', nullable };
     case 'date':

@@ -10,7 +10,11 @@ export class AgentAssignmentEntity {
   @Column({ type: 'int' }) transaction_id!: number;
   @Column({ type: 'datetime', precision: 3 }) stamp!: Date;
   @Column({ type: 'varchar', length: 255, nullable: true }) changed_by!: string | null;
-  @Column({ type: 'simple-json' }) changes!: AgentChange[];
+  /**
+   * JSON, not simple-json: simple-json is a MySQL TEXT of 65,535 bytes, and one change of all seven
+   * names of 4000 characters can take 14 times 12,000. JSON is LONGTEXT on MariaDB, text on SQLite.
+   */
+  @Column({ type: 'json' }) changes!: AgentChange[];
 
   @ManyToOne(() => TransactionEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'transaction_id' })
