@@ -5,7 +5,7 @@ import { AGENT_CHAIN_FIELDS } from '../src/transaction/agent-chain';
 import { TransactionDto } from '../src/transaction/dto/transaction.dto';
 import { UpdateAgentsDto } from '../src/transaction/dto/update-agents.dto';
 import { formatWireDate } from '../src/wire/wire-date';
-import { INT32_MAX, INT32_MIN } from '../src/wire/wire-fields';
+import { INT32_MAX, INT32_MIN } from '../src/wire/wire-dialects';
 import { wireModelOf } from '../src/wire/wire-model';
 import { XML_SCHEMA_INSTANCE } from '../src/wire/xml.codec';
 import { encodeForm, encodeXml, type FormListStyle } from './support/client-encoding';
@@ -49,7 +49,8 @@ const READABLE_TYPES = [...JSON_TYPES, ...XML_TYPES, FORM_TYPE];
 /** Response formats in the order that wins ties (JSON first, as Web API's formatter list). */
 const WRITABLE_TYPES = [...JSON_TYPES, ...XML_TYPES];
 const PROBLEM_JSON = 'application/problem+json';
-const ERROR_TYPES = [PROBLEM_JSON, ...XML_TYPES];
+// Errors may also be problem details, when the Accept header prefers them (CONTRACT §7).
+const ERROR_TYPES = [...WRITABLE_TYPES, PROBLEM_JSON];
 const utf8 = (mediaType: string) => `${mediaType}; charset=utf-8`;
 
 /** Every status this service may answer here: AUTH_MODE none, no rate limit, the database up. */
@@ -74,11 +75,18 @@ interface Route {
   readonly path: string;
   readonly methods: readonly Method[];
   readonly withId?: boolean;
+  /** A legacy action: also matched with one trailing segment, which it ignores (CONTRACT §1). */
+  readonly legacyAction?: boolean;
 }
 
 const READ = ['GET', 'HEAD'] as const;
 const ROUTES: readonly Route[] = [
-  { name: 'UpdateAgents', path: '/api/Transaction/UpdateAgents', methods: ['POST'] },
+  {
+    name: 'UpdateAgents',
+    path: '/api/Transaction/UpdateAgents',
+    methods: ['POST'],
+    legacyAction: true,
+  },
   { name: 'GetTransaction', path: '/api/Transaction/GetTransaction', methods: READ, withId: true },
   {
     name: 'GetAgentHistory',
@@ -86,7 +94,12 @@ const ROUTES: readonly Route[] = [
     methods: READ,
     withId: true,
   },
-  { name: 'GetRequirements', path: '/api/Requirement/GetRequirements', methods: READ },
+  {
+    name: 'GetRequirements',
+    path: '/api/Requirement/GetRequirements',
+    methods: READ,
+    legacyAction: true,
+  },
   { name: 'health', path: '/health/live', methods: READ },
   { name: 'health', path: '/health/ready', methods: READ },
   { name: 'swagger', path: '/swagger', methods: READ },
@@ -99,7 +112,10 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 const ROUTE_PATTERNS = ROUTES.map((route) => ({
   route,
   // Case-insensitive, an optional trailing slash, the id one raw segment (CONTRACT §1).
-  pattern: new RegExp(`^${escapeRegExp(route.path)}${route.withId ? '/([^/]+)' : ''}/?$`, 'i'),
+  pattern: new RegExp(
+    `^${escapeRegExp(route.path)}${route.withId ? '/([^/]+)' : route.legacyAction ? '(?:/[^/]+)?' : ''}/?$`,
+    'i',
+  ),
 }));
 
 type Target = { readonly route: Route; readonly id?: string } | 'none' | 'unsure';
@@ -119,7 +135,11 @@ function matchRoute(pathname: string): Target | undefined {
  */
 function targetOf(requestTarget: string): Target {
   if (!requestTarget.startsWith('/')) return 'unsure';
-  const pathname = requestTarget.split('?')[0];
+  // Dot segments and backslashes resolved as a URL resolves them, and as the legacy's host did.
+  const pathname = new URL(`http://host${requestTarget.split('?')[0]}`).pathname;
+  // An escaped slash or backslash: the legacy's routing decoded it, and its answers there are not
+  // judged here.
+  if (/%2F|%5C/i.test(pathname)) return 'unsure';
   const matched = matchRoute(pathname);
   if (matched) return matched;
   if (/^\/swagger\//i.test(pathname)) return 'unsure';
@@ -192,77 +212,100 @@ function judgeableAccept(header: string | undefined): AcceptRange[] | undefined 
   return ranges;
 }
 
-/** The format chosen: the highest q (from each type's most specific range), then specificity, then order. */
-function negotiate(ranges: readonly AcceptRange[]) {
-  let best: { mediaType: string; q: number; specificity: number } | undefined;
-  for (const mediaType of WRITABLE_TYPES) {
-    const [type, subtype] = mediaType.split('/');
-    let match: { q: number; specificity: number } | undefined;
-    for (const range of ranges) {
-      const specificity =
-        range.type === type && range.subtype === subtype
-          ? 2
-          : range.type === type && range.subtype === '*'
-            ? 1
-            : range.type === '*' && range.subtype === '*'
-              ? 0
-              : -1;
-      if (specificity >= 0 && (!match || specificity > match.specificity))
-        match = { q: range.q, specificity };
-    }
-    if (!match || match.q === 0) continue;
-    if (!best || match.q > best.q || (match.q === best.q && match.specificity > best.specificity))
-      best = { mediaType, ...match };
+/** Web API's formatters, in order, each with the media types it writes. */
+const FORMATTERS = [JSON_TYPES, XML_TYPES];
+/** For errors, the JSON formatter also writes problem details (CONTRACT §7). */
+const ERROR_FORMATTERS = [[...JSON_TYPES, PROBLEM_JSON], XML_TYPES];
+
+const wildness = (range: AcceptRange) => (range.type === '*' ? 2 : range.subtype === '*' ? 1 : 0);
+const names = (range: AcceptRange, mediaType: string) => {
+  const [type, subtype] = mediaType.split('/');
+  return (
+    (range.type === '*' || range.type === type) &&
+    (range.subtype === '*' || range.subtype === subtype)
+  );
+};
+
+/**
+ * Web API 5.2.3's DefaultContentNegotiator: ranges by q, the less wild first, else in header order,
+ * q=0 ignored; each formatter takes its first type that the first range naming any of them names;
+ * an exact range's match wins unless a wilder one's has a strictly higher q; ties to the earlier
+ * formatter.
+ */
+function negotiate(ranges: readonly AcceptRange[], formatters: readonly (readonly string[])[]) {
+  const sorted = ranges
+    .map((range, index) => ({ range, index }))
+    .filter(({ range }) => range.q > 0)
+    .sort(
+      (a, b) => b.range.q - a.range.q || wildness(a.range) - wildness(b.range) || a.index - b.index,
+    )
+    .map(({ range }) => range);
+  const matches = formatters.flatMap((types) => {
+    const range = sorted.find((candidate) => types.some((type) => names(candidate, type)));
+    return range ? [{ mediaType: types.find((type) => names(range, type))!, range }] : [];
+  });
+  let best: { mediaType: string; range: AcceptRange } | undefined;
+  for (const wild of [0, 1, 2]) {
+    const first = matches
+      .filter((match) => wildness(match.range) === wild)
+      .reduce<(typeof matches)[number] | undefined>(
+        (kept, match) => (!kept || match.range.q > kept.range.q ? match : kept),
+        undefined,
+      );
+    if (first && (!best || first.range.q > best.range.q)) best = first;
   }
   return best;
 }
 
-/** The Content-Type of a success body: what the Accept header prefers, else JSON, never 406. */
-function successType(ranges: readonly AcceptRange[]): string {
-  return utf8(negotiate(ranges)?.mediaType ?? JSON_TYPES[0]);
+/**
+ * The Content-Type of an answer (CONTRACT §2): what the Accept header prefers among the formatters';
+ * when it accepts none of them, or is absent, the request's own type if it is written here, or the
+ * first written type its range names (`text/*`: `text/json`); else JSON. Never 406.
+ */
+function answerType(
+  formatters: readonly (readonly string[])[],
+  ranges: readonly AcceptRange[],
+  requestMediaType: string | undefined,
+): string {
+  const [type, subtype] = requestMediaType?.split('/') ?? [];
+  return utf8(
+    negotiate(ranges, formatters)?.mediaType ??
+      WRITABLE_TYPES.find(
+        (mediaType) => requestMediaType !== undefined && names({ type, subtype, q: 1 }, mediaType),
+      ) ??
+      JSON_TYPES[0],
+  );
 }
 
-/** The Content-Type of an error: a type the Accept header names, else the request body's own, else JSON. */
-function errorType(ranges: readonly AcceptRange[], bodyMediaType: string | undefined): string {
-  const named = negotiate(ranges);
-  const chosen =
-    named && named.specificity > 0
-      ? named.mediaType
-      : WRITABLE_TYPES.find((mediaType) => mediaType === bodyMediaType);
-  return utf8(chosen && XML_TYPES.includes(chosen) ? chosen : PROBLEM_JSON);
-}
-
-const KNOWN_CHARSETS = ['utf-8', 'iso-8859-1', 'utf-16le', 'us-ascii', 'latin1'];
+// Charsets no decoder knows: Web API read such a body as UTF-8 (CONTRACT §2).
 const UNKNOWN_CHARSETS = ['x-unknown', 'utf-9', 'klingon'];
 
-interface ContentTypeInfo {
-  /** Lower case, without parameters; `undefined` when absent or unreadable. */
-  readonly mediaType?: string;
-  readonly malformed: boolean;
-  /** Whether the charset parameter (if any) names an encoding that exists, as far as this test knows. */
-  readonly charset: 'known' | 'unknown' | 'unsure';
+/** Content-Types outside RFC 7231's grammar that Web API read, with the type it read (CONTRACT §2). */
+const LENIENT_CONTENT_TYPES: Readonly<Record<string, string>> = {
+  'application/json; charset': 'application/json',
+  'application/ json': 'application/json',
+  'text / xml': 'text/xml',
+  'application/xml; a; b=c; d': 'application/xml',
+  'application/x-www-form-urlencoded; charset': FORM_TYPE,
+};
+
+/** The request's media type, lower case and without parameters; `undefined` when absent or unreadable. */
+function requestMediaTypeOf(header: string | undefined): string | undefined {
+  if (header !== undefined && header in LENIENT_CONTENT_TYPES) return LENIENT_CONTENT_TYPES[header];
+  try {
+    return parseContentType((header ?? '').trim()).type;
+  } catch {
+    return undefined;
+  }
 }
 
-function contentTypeInfo(header: string | undefined): ContentTypeInfo {
-  if (header === undefined || header.trim() === '') return { malformed: false, charset: 'known' };
-  let parsed;
-  try {
-    parsed = parseContentType(header.trim());
-  } catch {
-    return { malformed: true, charset: 'known' };
-  }
-  const charset = parsed.parameters.charset?.toLowerCase();
-  return {
-    mediaType: parsed.type,
-    malformed: false,
-    charset:
-      charset === undefined || KNOWN_CHARSETS.includes(charset)
-        ? 'known'
-        : UNKNOWN_CHARSETS.includes(charset)
-          ? 'unknown'
-          : 'unsure',
-  };
-}
+/** Whether a request media type has a reader: one of the five, or a range naming one of them. */
+const isReadable = (mediaType: string) =>
+  READABLE_TYPES.includes(mediaType) ||
+  (mediaType.endsWith('/*') &&
+    READABLE_TYPES.some(
+      (readable) => mediaType === '*/*' || readable.startsWith(mediaType.slice(0, -1)),
+    ));
 
 // ---------------------------------------------------------------------------------------------------
 // Requests
@@ -440,7 +483,7 @@ function jsonProblem(
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function problemJsonProblem(status: number) {
+function jsonErrorProblem(status: number) {
   return (value: unknown) => {
     if (!isObject(value)) return 'is not a JSON object';
     if (typeof value.Message !== 'string' || value.Message === '') return 'has no legacy Message';
@@ -504,20 +547,15 @@ function expectedStatuses(spec: FuzzRequest, target: Target): number[] | undefin
   return [200, ...notModified];
 }
 
-/** UpdateAgents: the media type is checked first, then the presence and size of the body (CONTRACT §2, §7). */
+/** UpdateAgents: the media type is checked first, then the presence and size of the body (CONTRACT §2, §7); any charset is read. */
 function updateStatuses(spec: FuzzRequest): number[] | undefined {
-  const contentType = contentTypeInfo(spec.contentType);
+  const mediaType = requestMediaTypeOf(spec.contentType);
   const size = bodyBytes(spec.body).length;
   const sendsBody = spec.body !== undefined && (spec.chunked || size > 0);
-  if (contentType.malformed) return [415];
-  if (contentType.mediaType !== undefined && !READABLE_TYPES.includes(contentType.mediaType))
-    return [415];
+  if (mediaType !== undefined && !isReadable(mediaType)) return [415];
   if (!sendsBody) return [400];
-  if (contentType.mediaType === undefined) return [415];
-  const tooLarge = size > BODY_LIMIT_BYTES;
-  if (contentType.charset === 'unknown') return tooLarge ? [413, 415] : [415];
-  if (contentType.charset === 'unsure') return undefined;
-  if (tooLarge) return [413];
+  if (mediaType === undefined) return [415];
+  if (size > BODY_LIMIT_BYTES) return [413];
   return [204, 400, 404, 409, 412];
 }
 
@@ -575,13 +613,13 @@ function judge(spec: FuzzRequest, answer: Answer): string[] {
     const allowed =
       ranges === undefined
         ? ERROR_TYPES.map(utf8)
-        : [errorType(ranges, contentTypeInfo(spec.contentType).mediaType)];
+        : [answerType(ERROR_FORMATTERS, ranges, requestMediaTypeOf(spec.contentType))];
     if (!allowed.includes(String(contentType)))
       problems.push(`an error as ${String(contentType)}, not ${allowed.join(' or ')}`);
     if (hasBody) {
-      const problem = String(contentType).startsWith(PROBLEM_JSON)
-        ? jsonProblem(text, problemJsonProblem(status))
-        : xmlProblem(text, 'Error');
+      const problem = XML_TYPES.includes(String(contentType).split(';')[0])
+        ? xmlProblem(text, 'Error')
+        : jsonProblem(text, jsonErrorProblem(status));
       if (problem) problems.push(`an error body that ${problem}`);
       const sent = requestText(spec);
       for (const leak of LEAKS)
@@ -601,7 +639,7 @@ function judge(spec: FuzzRequest, answer: Answer): string[] {
     const allowed = wire
       ? ranges === undefined
         ? WRITABLE_TYPES.map(utf8)
-        : [successType(ranges)]
+        : [answerType(FORMATTERS, ranges, requestMediaTypeOf(spec.contentType))]
       : route?.name === 'swagger'
         ? [utf8('text/html')]
         : route?.name === 'swagger-yaml'
@@ -788,14 +826,22 @@ const routeTarget = fc
     route: fc.constantFrom(...ROUTES),
     style: caseStyle,
     id: transactionIdText,
+    // A legacy action's ignored segment, as the legacy route template allowed.
+    ignoredSegment: fc.option(transactionIdText, { freq: 4 }),
     slash: fc.boolean(),
     query: fc.option(queryText, { freq: 5 }),
   })
-  .map(
-    ({ route, style, id, slash, query }) =>
-      `${recase(route.path, style)}${route.withId ? `/${id}` : ''}${slash ? '/' : ''}` +
-      (query === null ? '' : `?${query}`),
-  );
+  .map(({ route, style, id, ignoredSegment, slash, query }) => {
+    const segment = route.withId
+      ? `/${id}`
+      : route.legacyAction && ignoredSegment !== null
+        ? `/${ignoredSegment}`
+        : '';
+    return (
+      `${recase(route.path, style)}${segment}${slash ? '/' : ''}` +
+      (query === null ? '' : `?${query}`)
+    );
+  });
 
 /** Random segments under a known prefix or route. */
 const unknownTarget = fc
@@ -822,8 +868,9 @@ const UNSUPPORTED_TYPES = [
   'text/plain', 'application/octet-stream', 'multipart/form-data; boundary=x', PROBLEM_JSON, 'application/json-patch+json', 'application/merge-patch+json', 'text/html', 'application/soap+xml', 'application/xhtml+xml', 'image/png', '*/*', 'application/*', 'text/plain; charset=utf-8',
 ];
 // prettier-ignore
-const MALFORMED_CONTENT_TYPES = [
-  'application/json;', 'application/json; charset', 'application/json; charset=', 'json', 'xml', '/', ';', ',', 'application/', '/json', 'application/json, application/xml', 'application/json; charset="utf-8', 'application/ json', 'application/json charset=utf-8', '"application/json"', 'application/xml;;charset=utf-8', 'application/x-www-form-urlencoded; charset', 'text/xml; charset=utf-8;',
+const ODD_CONTENT_TYPES = [
+  'application/json;', 'application/json; charset=', 'json', 'xml', '/', ';', ',', 'application/', '/json', 'application/json, application/xml', 'application/json; charset="utf-8', 'application/json charset=utf-8', '"application/json"', 'application/xml;;charset=utf-8', 'text/xml; charset=utf-8;',
+  ...Object.keys(LENIENT_CONTENT_TYPES),
 ];
 
 type BodyFormat = 'json' | 'xml' | 'form';
@@ -856,7 +903,7 @@ const contentTypeFor = (format: BodyFormat): fc.Arbitrary<string | undefined> =>
       .tuple(fc.constantFrom(...READABLE_TYPES), fc.constantFrom(...UNKNOWN_CHARSETS))
       .map(([mediaType, charset]) => `${mediaType}; charset=${charset}`),
     fc.constantFrom(...UNSUPPORTED_TYPES),
-    fc.constantFrom(...MALFORMED_CONTENT_TYPES),
+    fc.constantFrom(...ODD_CONTENT_TYPES),
     printable(40),
     fc.constant(undefined),
   );

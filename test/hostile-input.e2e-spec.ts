@@ -26,9 +26,9 @@ const HOSTILE: Array<[string, string, string, number]> = [
     400,
   ],
   [
-    'JSON with trailing garbage',
+    'JSON cut off inside a member',
     'application/json',
-    '{"transaction_id":1,"financetype":"Cash"} x',
+    '{"transaction_id":1,"financetype":"Cash',
     400,
   ],
   ['an empty JSON body', 'application/json', '', 400],
@@ -95,7 +95,8 @@ const HOSTILE: Array<[string, string, string, number]> = [
     `financetype=${'x'.repeat(LIMIT_BYTES)}`,
     413,
   ],
-  ['an unknown charset', 'application/json; charset=x-unknown', '{}', 415],
+  // Read as UTF-8, as Web API fell back to it: the empty Transaction is then invalid.
+  ['an unknown charset', 'application/json; charset=x-unknown', '{}', 400],
 ];
 
 describeOnEachDatabase(

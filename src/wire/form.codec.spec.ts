@@ -12,7 +12,7 @@ describe('FormReader', () => {
       decode('FINANCETYPE=Cash&brokerid=1&brokerid=2&BrokerName=&unknown=x&clientname=Ana+Cruz%21'),
     ).toEqual({
       financetype: 'Cash',
-      brokerid: '1',
+      brokerid: 1,
       brokername: null,
       clientname: 'Ana Cruz!',
     });
@@ -22,10 +22,10 @@ describe('FormReader', () => {
     expect(
       decode(
         'requirements[0][requirement_id]=1&requirements[0].SUBMITTED=true&requirements[1].requirement_id=2' +
-          '&requirements[3][requirement_id]=4',
+          '&requirements[3][requirement_id]=4&requirements[00][requirement_id]=9',
       ),
     ).toEqual({
-      requirements: [{ requirement_id: '1', submitted: 'true' }, { requirement_id: '2' }],
+      requirements: [{ requirement_id: 1, submitted: true }, { requirement_id: 2 }],
     });
   });
 

@@ -1,4 +1,5 @@
 import { type BoundRecord, type WireReader } from './wire-codec';
+import { FORM_DIALECT } from './wire-dialects';
 import { MalformedBodyError } from './wire-errors';
 import { type WireModel, wireModelOf } from './wire-model';
 
@@ -8,7 +9,8 @@ export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 export const MAX_FORM_PARAMETERS = 1000;
 
 // `name`, `list[0][member]` or `list[0].member`; anything deeper binds to nothing.
-const FORM_KEY = /^([^.[\]]+)(?:\[(\d{1,6})\](?:\[([^.[\]]+)\]|\.([^.[\]]+)))?$/;
+// An index as the binder wrote it (`0`, `12`; `00` names nothing).
+const FORM_KEY = /^([^.[\]]+)(?:\[(0|[1-9]\d{0,5})\](?:\[([^.[\]]+)\]|\.([^.[\]]+)))?$/;
 const MAX_KEY_SEGMENTS = 8;
 
 interface FormFields {
@@ -52,14 +54,14 @@ function readFields(text: string): FormFields {
   return fields;
 }
 
-/** An empty form value is null, as jQuery-style binding read it. */
-const valueOf = (text: string) => (text === '' ? null : text);
-
+/** Each value read by the form binder's type converter of its member; an empty value is null. */
 function bindScalars(model: WireModel, values: ReadonlyMap<string, string>): BoundRecord {
   const bound: BoundRecord = {};
   for (const member of model.members) {
+    if (member.kind === 'list') continue;
     const value = values.get(member.name.toLowerCase());
-    if (value !== undefined) bound[member.name] = valueOf(value);
+    if (value !== undefined)
+      bound[member.name] = value === '' ? null : FORM_DIALECT[member.kind](value);
   }
   return bound;
 }

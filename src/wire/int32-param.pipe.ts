@@ -1,5 +1,6 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
-import { describeValue, INT32_MAX, INT32_MIN } from './wire-fields';
+import { INT32_MAX, INT32_MIN } from './wire-dialects';
+import { describeValue } from './wire-fields';
 import { RequestValidationError } from './wire-errors';
 
 /** A route parameter that must be a 32-bit integer, refused like a body member otherwise. */

@@ -1,6 +1,7 @@
 import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
 import { RequirementDto } from '../requirement/dto/requirement.dto';
 import { TransactionDto } from '../transaction/dto/transaction.dto';
+import { ExactDecimal } from './exact-decimal';
 import { JsonCodec } from './json.codec';
 import { MAX_DOCUMENT_DEPTH } from './wire-codec';
 import { setServiceTimeZone } from './wire-date';
@@ -24,46 +25,56 @@ const ACQUISITION_MEMBERS = [
 /** `{"a":{"a":…1…}}` with `levels` objects. */
 const nestedObjects = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 
+/** A bound record with its exact decimals spelled out, for comparison. */
+const plain = (record: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(record).map(([name, value]) => [
+      name,
+      value instanceof ExactDecimal ? value.toString() : value,
+    ]),
+  );
+
 describe('JsonCodec', () => {
   afterEach(() => setServiceTimeZone('UTC'));
 
   describe('decode', () => {
-    it('binds the known members, case-sensitively, and drops every other member', () => {
+    it('matches member names ignoring case, keeps the later of a repeated member, drops unknown ones', () => {
       const bound = codec.decode(
         JSON.stringify({
           financetype: 'Cash',
           FinanceType: 'Bank',
-          FINANCETYPE: 'Bank',
+          FINANCETYPE: 'Loan',
           loanterm: '20',
           totalpayments: 5,
-          TotalPayments: 7,
+          TotalPayments: 7.25,
           nickname: 'x',
           locked: null,
         }),
         transactionModel,
       );
-      // Values are bound as sent; coercion and validation come later, in the DTO.
-      expect(bound).toEqual({
-        financetype: 'Cash',
-        loanterm: '20',
-        TotalPayments: 7,
+      expect(plain(bound)).toEqual({
+        financetype: 'Loan',
+        loanterm: 20,
+        TotalPayments: '7.25',
         locked: null,
       });
     });
 
-    it('binds members of the records inside a list by the item model', () => {
+    it('binds members of the records inside a list by the item model, null items included', () => {
       const bound = codec.decode(
         JSON.stringify({
           financetype: 'Cash',
           requirements: [
             { requirement_id: 11, Requirement_Id: 99, extra: true, submitted: true },
-            { requirement_id: 12 },
+            null,
+            { requirement_id: '12' },
           ],
         }),
         transactionModel,
       );
       expect(bound.requirements).toEqual([
-        { requirement_id: 11, submitted: true },
+        { requirement_id: 99, submitted: true },
+        null,
         { requirement_id: 12 },
       ]);
     });
@@ -115,7 +126,7 @@ describe('JsonCodec', () => {
         requirementModel,
       );
       expect(records).toEqual([
-        { requirement_type_id: 1 },
+        { requirement_type_id: 1, description: 'x' },
         { requirement_type_id: 2, description: 'y' },
       ]);
     });

@@ -1,56 +1,49 @@
-import { formatWireDate } from './wire-date';
+import { readJsonDocument } from './json-reader';
 import {
   type BoundRecord,
-  MAX_DOCUMENT_DEPTH,
   type WireErrorBody,
   type WireReader,
   type WireWriter,
 } from './wire-codec';
+import { formatWireDate } from './wire-date';
+import { JSON_DIALECT, UnreadableValue } from './wire-dialects';
 import { MalformedBodyError } from './wire-errors';
-import { type WireModel, wireModelOf } from './wire-model';
+import { type WireMember, type WireModel, wireModelOf } from './wire-model';
 
 export const JSON_MEDIA_TYPES = ['application/json', 'text/json'] as const;
 export const PROBLEM_JSON = 'application/problem+json';
 
-function depthExceeds(value: unknown, limit: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (limit === 0) return true;
-  const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
-  return children.some((child) => depthExceeds(child, limit - 1));
-}
-
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
-function parseDocument(text: string): unknown {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new MalformedBodyError('The request body is not valid JSON.');
+const membersByLowerName = new WeakMap<WireModel, ReadonlyMap<string, WireMember>>();
+
+/** Json.NET matches member names ignoring case. */
+function memberNamed(model: WireModel, name: string): WireMember | undefined {
+  let byName = membersByLowerName.get(model);
+  if (!byName) {
+    byName = new Map(model.members.map((member) => [member.name.toLowerCase(), member]));
+    membersByLowerName.set(model, byName);
   }
-  if (depthExceeds(parsed, MAX_DOCUMENT_DEPTH)) {
-    throw new MalformedBodyError(
-      `The request body is nested deeper than ${MAX_DOCUMENT_DEPTH} levels.`,
-    );
-  }
-  return parsed;
+  return byName.get(name.toLowerCase());
 }
 
-/** Picks the model's members from a parsed object, case-sensitively; unknown members are ignored. */
+/**
+ * Binds a parsed object to the model as Json.NET did: names matched ignoring case, a member given
+ * twice takes the later value, unknown members ignored, each value read by Json.NET's rules.
+ */
 function bind(model: WireModel, source: Record<string, unknown>): BoundRecord {
   const bound: BoundRecord = {};
-  for (const member of model.members) {
-    if (!Object.hasOwn(source, member.name)) continue;
-    const value = source[member.name];
-    if (member.kind === 'list' && Array.isArray(value)) {
+  for (const [name, value] of Object.entries(source)) {
+    const member = memberNamed(model, name);
+    if (!member) continue;
+    if (member.kind !== 'list') bound[member.name] = JSON_DIALECT[member.kind](value);
+    else if (Array.isArray(value)) {
       const itemModel = wireModelOf(member.item());
       bound[member.name] = value.map((item: unknown) =>
         isPlainObject(item) ? bind(itemModel, item) : item,
       );
-    } else {
-      bound[member.name] = value;
-    }
+    } else bound[member.name] = value === null ? null : new UnreadableValue(value);
   }
   return bound;
 }
@@ -71,14 +64,18 @@ function toJsonValue(model: WireModel, record: object): Record<string, unknown> 
   return out;
 }
 
-/** Json.NET's formats: `application/json` and `text/json`; errors as RFC 9457 problem details. */
+/**
+ * Json.NET's formats: `application/json` and `text/json`. Errors carry the legacy members and the RFC
+ * 9457 ones in one body, in the negotiated JSON type (a .NET client reads no other), or as
+ * `application/problem+json` when the Accept header asks for it.
+ */
 export class JsonCodec implements WireReader, WireWriter {
   readonly requestTypes = JSON_MEDIA_TYPES;
   readonly responseTypes = JSON_MEDIA_TYPES;
-  readonly errorType = PROBLEM_JSON;
+  readonly errorOnlyTypes = [PROBLEM_JSON];
 
   decode(text: string, model: WireModel): BoundRecord {
-    const parsed = parseDocument(text);
+    const parsed = readJsonDocument(text);
     if (!isPlainObject(parsed)) {
       throw new MalformedBodyError(
         `The request body must be a JSON object holding one ${model.name}.`,
@@ -88,7 +85,7 @@ export class JsonCodec implements WireReader, WireWriter {
   }
 
   decodeList(text: string, model: WireModel): BoundRecord[] {
-    return this.bindList(parseDocument(text), model);
+    return this.bindList(readJsonDocument(text), model);
   }
 
   /** Binds an already parsed JSON array of records. */

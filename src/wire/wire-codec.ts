@@ -37,11 +37,14 @@ export interface WireReader {
 export interface WireWriter {
   /** Response media types it writes, in the order they win ties. */
   readonly responseTypes: readonly string[];
-  /** Media type of its error bodies; `undefined` writes errors as the negotiated type. */
-  readonly errorType?: string;
+  /** Media types it writes errors in only, when an Accept header names them. */
+  readonly errorOnlyTypes?: readonly string[];
   encode(model: WireModel, value: object | readonly object[]): string;
   encodeError(error: WireErrorBody): string;
 }
 
-/** Deep documents are refused before anything recurses through them. */
-export const MAX_DOCUMENT_DEPTH = 32;
+/**
+ * Deep documents are refused before anything recurses through them, past the depth Web API's
+ * formatters read (their MaxDepth, 256).
+ */
+export const MAX_DOCUMENT_DEPTH = 256;

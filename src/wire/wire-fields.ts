@@ -1,7 +1,9 @@
 import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { ValidateBy, ValidateIf, ValidateNested, type ValidationArguments } from 'class-validator';
-import { parseWireDate, isStorableDate } from './wire-date';
+import { Type } from 'class-transformer';
+import { ValidateBy, ValidateIf, type ValidationArguments } from 'class-validator';
+import { isDotNetDate } from './dotnet-date';
+import { ExactDecimal } from './exact-decimal';
+import { INT32_MAX, INT32_MIN, UnreadableValue } from './wire-dialects';
 import {
   registerWireMember,
   type WireClass,
@@ -9,20 +11,15 @@ import {
   type WireScalarMember,
 } from './wire-model';
 
-/** Declared decimals are DECIMAL(15,4): every such value round-trips exactly through a double. */
+/** The columns of declared decimals, DECIMAL(15,4): what the import stores without rounding. */
 export const DECIMAL_PRECISION = 15;
 export const DECIMAL_SCALE = 4;
-const DECIMAL_LIMIT = 10 ** (DECIMAL_PRECISION - DECIMAL_SCALE);
-export const INT32_MIN = -2147483648;
-export const INT32_MAX = 2147483647;
-export const DEFAULT_TEXT_LENGTH = 255;
+/** The longest text a stored member holds (CONTRACT §6): what each member's text column holds. */
+export const STORED_TEXT_LENGTH = 4000;
 
-// Characters that XML 1.0 cannot carry: accepted in JSON, they could never be written back as XML.
+// Characters that XML 1.0 cannot carry, spelled out when a message quotes them.
 // eslint-disable-next-line no-control-regex
-const NON_XML_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
-const NON_XML_CHARACTERS = new RegExp(NON_XML_CHARACTER.source, 'g');
-const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
-const DECIMAL_TEXT = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)\s*$/;
+const NON_XML_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
 /**
  * How a value appears inside `The value '…' is not valid for …`: short, never an object dump, and
@@ -30,6 +27,7 @@ const DECIMAL_TEXT = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)\s*$/;
  */
 export function describeValue(value: unknown): string {
   let text: string;
+  if (value instanceof UnreadableValue) return describeValue(value.raw);
   if (typeof value === 'string') text = value;
   else if (value instanceof Date) text = value.toISOString();
   else if (value === null || typeof value !== 'object') text = String(value);
@@ -49,55 +47,17 @@ const invalidValue = (args: ValidationArguments) =>
 const isAbsent = (value: unknown): value is null | undefined =>
   value === null || value === undefined;
 
-function fractionDigits(value: number): number {
-  const [mantissa, exponent] = value.toString().split('e');
-  const fraction = mantissa.split('.')[1]?.length ?? 0;
-  return Math.max(0, fraction - Number(exponent ?? 0));
-}
-
 const isInt32 = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX;
 
-const isWireDecimal = (value: unknown): value is number =>
-  typeof value === 'number' &&
-  Number.isFinite(value) &&
-  Math.abs(value) < DECIMAL_LIMIT &&
-  fractionDigits(value) <= DECIMAL_SCALE;
-
-const isWireText = (value: unknown): value is string =>
-  typeof value === 'string' && value.isWellFormed() && !NON_XML_CHARACTER.test(value);
-
-/** Each coercion accepts what a legacy client may send for the kind, and leaves anything else as it was. */
-const COERCIONS: Record<WireScalarKind, (value: unknown) => unknown> = {
-  int: (value) => (typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : value),
-  decimal: (value) => {
-    if (typeof value !== 'string' || !DECIMAL_TEXT.test(value)) return value;
-    const fraction = value.trim().split('.')[1]?.replace(/0+$/, '') ?? '';
-    return fraction.length <= DECIMAL_SCALE ? Number(value) : value;
-  },
-  string: (value) => {
-    if (typeof value === 'number') return String(value);
-    if (typeof value === 'boolean') return value ? 'True' : 'False';
-    return value;
-  },
-  boolean: (value) => {
-    if (typeof value === 'string') {
-      const text = value.trim().toLowerCase();
-      if (text === 'true' || text === '1') return true;
-      if (text === 'false' || text === '0') return false;
-    }
-    if (value === 1 || value === 0) return value === 1;
-    return value;
-  },
-  date: (value) => (typeof value === 'string' ? (parseWireDate(value.trim()) ?? value) : value),
-};
-
+/** What a member of each kind holds once its format converted it; anything else was unreadable. */
 const VALIDITY: Record<WireScalarKind, (value: unknown) => boolean> = {
   int: isInt32,
-  decimal: isWireDecimal,
-  string: isWireText,
+  decimal: (value) => value instanceof ExactDecimal,
+  // Any Unicode text: a lone surrogate is not text, and neither database could store it.
+  string: (value) => typeof value === 'string' && value.isWellFormed(),
   boolean: (value) => typeof value === 'boolean',
-  date: isStorableDate,
+  date: isDotNetDate,
 };
 
 function validIfPresent(
@@ -126,10 +86,21 @@ function Required(): PropertyDecorator {
   });
 }
 
+/**
+ * DataAnnotations' `[Range(min, max)]` with integer bounds: a decimal is first rounded to a whole
+ * number half to even, so `0.99` and `100000000.4` are in 1..100000000 and `100000000.51` is not.
+ */
 function Range(min: number, max: number): PropertyDecorator {
+  const wholeOf = (value: unknown) => {
+    if (value instanceof ExactDecimal) return value.roundToInteger();
+    return typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : undefined;
+  };
   return validIfPresent(
     'wireRange',
-    (value) => typeof value === 'number' && value >= min && value <= max,
+    (value) => {
+      const whole = wholeOf(value);
+      return whole !== undefined && whole >= BigInt(min) && whole <= BigInt(max);
+    },
     (args) => `The field ${args.property} must be between ${min} and ${max}.`,
   );
 }
@@ -141,10 +112,6 @@ function MaxLength(max: number): PropertyDecorator {
     (args) => `The field ${args.property} must be a string with a maximum length of ${max}.`,
   );
 }
-
-const DECIMAL_MAX = Number(
-  `${'9'.repeat(DECIMAL_PRECISION - DECIMAL_SCALE)}.${'9'.repeat(DECIMAL_SCALE)}`,
-);
 
 /** The OpenAPI schema of a member: what validation enforces, stated for generated clients. */
 function openApiSchema(member: WireScalarMember): ApiPropertyOptions {
@@ -159,13 +126,20 @@ function openApiSchema(member: WireScalarMember): ApiPropertyOptions {
         maximum: member.max ?? INT32_MAX,
       };
     case 'decimal':
+      // Any .NET decimal. A range applies after rounding half to even, so its bounds reach half a
+      // unit further: `n ± 0.5` itself rounds to the even one of its neighbours.
       return {
         ...common,
         type: 'number',
         format: 'decimal',
-        multipleOf: 1 / 10 ** DECIMAL_SCALE,
-        minimum: member.min ?? -DECIMAL_MAX,
-        maximum: member.max ?? DECIMAL_MAX,
+        ...(member.min !== undefined && {
+          minimum: member.min - 0.5,
+          exclusiveMinimum: member.min % 2 !== 0,
+        }),
+        ...(member.max !== undefined && {
+          maximum: member.max + 0.5,
+          exclusiveMaximum: member.max % 2 !== 0,
+        }),
       };
     case 'string':
       return { ...common, type: 'string', maxLength: member.maxLength };
@@ -181,7 +155,10 @@ export interface ScalarFieldOptions {
   /** Inclusive bounds, as the seed's [Range] attributes. */
   min?: number;
   max?: number;
-  /** For text: the column length, so that nothing accepted is cut when stored. */
+  /**
+   * For text a request stores: its column's length, so that nothing accepted is cut. Without it text
+   * is unbounded, as the legacy's was.
+   */
   maxLength?: number;
 }
 
@@ -192,7 +169,7 @@ export interface ScalarFieldOptions {
 function ScalarField(kind: WireScalarKind, options: ScalarFieldOptions = {}): PropertyDecorator {
   return (target, key) => {
     const name = String(key);
-    const maxLength = kind === 'string' ? (options.maxLength ?? DEFAULT_TEXT_LENGTH) : undefined;
+    const maxLength = kind === 'string' ? options.maxLength : undefined;
     const required = options.required ?? false;
     const member: WireScalarMember = {
       name,
@@ -204,8 +181,6 @@ function ScalarField(kind: WireScalarKind, options: ScalarFieldOptions = {}): Pr
     };
     registerWireMember(target, member);
     ApiProperty(openApiSchema(member))(target, key);
-    const coerce = COERCIONS[kind];
-    Transform(({ value }) => coerce(value))(target, key);
     const rules: PropertyDecorator[] = [];
     if (required) rules.push(Required());
     rules.push(validIfPresent(`wire_${kind}`, VALIDITY[kind], invalidValue));
@@ -235,16 +210,17 @@ export function ListField(item: () => WireClass): PropertyDecorator {
       xml: { name: String(key), wrapped: true },
     })(target, key);
     Type(item)(target, key);
-    // A null list is a value like any other null; class-validator would still try to descend into it.
+    // A null list is a value like any other null. Its items are validated one by one by
+    // toValidatedDto, which skips null items as Json.NET did (ValidateNested refuses them).
     ValidateIf((_, value) => !isAbsent(value))(target, key);
     ValidateBy({
       name: 'wireList',
       validator: {
+        // A null item is a value Json.NET and DataContractSerializer both read.
         validate: (value: unknown) =>
-          Array.isArray(value) && value.every((entry) => entry instanceof item()),
+          Array.isArray(value) && value.every((entry) => entry === null || entry instanceof item()),
         defaultMessage: invalidValue,
       },
     })(target, key);
-    ValidateNested({ each: true })(target, key);
   };
 }

@@ -126,8 +126,8 @@ describe('XmlCodec reading', () => {
     ).toEqual({
       financetype: 'Cash',
       brokername: null,
-      brokerid: ' 12 ',
-      requirements: [{ requirement_id: '5' }],
+      brokerid: 12,
+      requirements: [{ requirement_id: 5 }],
     });
     expect(decode('<Transaction><financetype>Cash</financetype></Transaction>')).toEqual({
       financetype: 'Cash',
@@ -138,10 +138,28 @@ describe('XmlCodec reading', () => {
     expect(decode('<Transaction><FinanceType>Cash</FinanceType></Transaction>')).toEqual({});
   });
 
-  it('keeps markup where a value belongs as an object, so validation rejects the member', () => {
-    expect(decode('<Transaction><brokerid><a/></brokerid></Transaction>')).toEqual({
-      brokerid: {},
-    });
+  it('refuses the whole record, as DataContractSerializer did, when a value cannot be read', () => {
+    const refusal = (text: string) => {
+      try {
+        decode(text);
+      } catch (error) {
+        return (error as MalformedBodyError).reasons;
+      }
+      throw new Error('decoded');
+    };
+    expect(refusal('<Transaction><brokerid><a/></brokerid></Transaction>')).toEqual([
+      "The element 'brokerid' is not valid for brokerid.",
+    ]);
+    expect(
+      refusal(
+        '<Transaction><loanterm>5.0</loanterm><locked>True</locked><requirements>' +
+          '<RequirementAcquisition><stamp>01/02/2024</stamp></RequirementAcquisition></requirements></Transaction>',
+      ),
+    ).toEqual([
+      "The value '5.0' is not valid for loanterm.",
+      "The value '01/02/2024' is not valid for stamp.",
+      "The value 'True' is not valid for locked.",
+    ]);
   });
 
   it.each([
@@ -190,7 +208,7 @@ describe('XmlCodec reading', () => {
         '</ArrayOfRequirementAcquisition>',
       wireModelOf(RequirementAcquisitionDto),
     );
-    expect(items).toEqual([{ requirement_id: '1' }, { requirement_id: '2' }]);
+    expect(items).toEqual([{ requirement_id: 1 }, { requirement_id: 2 }]);
     expect(() => xml.decodeList('<Transaction/>', transaction)).toThrow(MalformedBodyError);
   });
 });

@@ -8,7 +8,9 @@ import {
   type WireWriter,
 } from './wire-codec';
 import { formatWireDate } from './wire-date';
+import { UnreadableValue, XML_DIALECT } from './wire-dialects';
 import { MalformedBodyError } from './wire-errors';
+import { describeValue } from './wire-fields';
 import { type WireModel, wireModelOf } from './wire-model';
 import { encodeLocalName } from './xml-names';
 
@@ -72,7 +74,9 @@ function toElement(name: string, node: Xml2jsNode): XmlElement {
       (value as Xml2jsNode[]).map((child) => toElement(childName, child)),
     );
   }
-  const nil = node.$?.[`${ATTRIBUTE}nil`] === 'true';
+  // xsd:boolean: `true` or `1`.
+  const nilText = node.$?.[`${ATTRIBUTE}nil`]?.trim();
+  const nil = nilText === 'true' || nilText === '1';
   return { name, text: node._ ?? '', nil, children };
 }
 
@@ -102,9 +106,10 @@ function parseRoot(text: string): XmlElement {
 
 /**
  * Binds an element to a model, as a superset of DataContractSerializer: any namespace, children in any
- * order, unknown elements ignored, `i:nil="true"` as null. Element text stays text for the DTO to coerce.
+ * order, unknown elements ignored, `i:nil="true"` as null, values read as XmlConvert reads them. A
+ * value XmlConvert could not read failed the whole record there, so it is collected in `unreadable`.
  */
-function bind(model: WireModel, element: XmlElement): BoundRecord {
+function bind(model: WireModel, element: XmlElement, unreadable: string[]): BoundRecord {
   const bound: BoundRecord = {};
   for (const member of model.members) {
     const found = element.children.get(member.name)?.[0];
@@ -113,14 +118,27 @@ function bind(model: WireModel, element: XmlElement): BoundRecord {
     else if (member.kind === 'list' && found.text.trim() === '') {
       const itemModel = wireModelOf(member.item());
       const items = found.children.get(itemModel.name) ?? [];
-      bound[member.name] = items.map((item) => (item.nil ? null : bind(itemModel, item)));
-    } else if (found.children.size > 0) {
-      // Markup where a value belongs: kept as an object, so validation names the member.
-      bound[member.name] = {};
+      bound[member.name] = items.map((item) =>
+        item.nil ? null : bind(itemModel, item, unreadable),
+      );
+    } else if (member.kind === 'list' || found.children.size > 0) {
+      // Markup where a value belongs, or text where a list belongs.
+      unreadable.push(`The element '${member.name}' is not valid for ${member.name}.`);
     } else {
-      bound[member.name] = found.text;
+      const value = XML_DIALECT[member.kind](found.text);
+      if (value instanceof UnreadableValue)
+        unreadable.push(`The value '${describeValue(value)}' is not valid for ${member.name}.`);
+      else bound[member.name] = value;
     }
   }
+  return bound;
+}
+
+/** Binds one record; any value XmlConvert could not read refuses the record, as DataContractSerializer did. */
+function bindRecord(model: WireModel, element: XmlElement): BoundRecord {
+  const unreadable: string[] = [];
+  const bound = bind(model, element, unreadable);
+  if (unreadable.length > 0) throw new MalformedBodyError(...unreadable);
   return bound;
 }
 
@@ -159,7 +177,7 @@ export class XmlCodec implements WireReader, WireWriter {
     const root = parseRoot(text);
     if (root.name !== model.name)
       throw new MalformedBodyError(`The root element must be ${model.name}.`);
-    return bind(model, root);
+    return bindRecord(model, root);
   }
 
   decodeList(text: string, model: WireModel): BoundRecord[] {
@@ -169,7 +187,7 @@ export class XmlCodec implements WireReader, WireWriter {
     }
     return (root.children.get(model.name) ?? []).map((element, index) => {
       if (element.nil) throw new MalformedBodyError(`Record ${index + 1} is nil.`);
-      return bind(model, element);
+      return bindRecord(model, element);
     });
   }
 

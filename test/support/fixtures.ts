@@ -1,5 +1,13 @@
 /** Records in the service's own JSON shape, as clients and import files send them. */
 
+/**
+ * Text of exactly `length` UTF-16 units (as .NET and JavaScript count them), starting with `seed` so
+ * values differ; characters of 2, 3 and 4 bytes in UTF-8, mostly 3: near the most bytes for the length.
+ */
+export function textOfLength(seed: string, length: number): string {
+  return `${seed}😀${'山'.repeat(length - seed.length - 3)}é`;
+}
+
 export const CATALOGUE = [
   {
     requirement_type_id: 1,

@@ -2,7 +2,7 @@ import { type Response, type Test } from 'supertest';
 import { TransactionDto } from '../../src/transaction/dto/transaction.dto';
 import { wireModelOf } from '../../src/wire/wire-model';
 import { encodeForm, encodeXml, type FormListStyle } from './client-encoding';
-import { transactionRecord } from './fixtures';
+import { textOfLength, transactionRecord } from './fixtures';
 import { type SuiteContext } from './test-app';
 import { inspectXml } from './xml-inspection';
 
@@ -56,9 +56,45 @@ export interface BodyFormat {
   /** Content-Type of the error response to such a body when the request has no Accept header. */
   readonly errorContentType: string;
   readonly readError: (text: string) => LegacyError;
-  /** Whether member names bind case-sensitively (JSON and XML); form keys do not (CONTRACT §5). */
+  /** Whether member names bind case-sensitively: in XML only; Json.NET and forms ignore case. */
   readonly caseSensitiveNames: boolean;
+  /** The ModelState of a refused body: its rule violations and values the format could not read. */
+  readonly refusal: (rules: ModelState, unreadable: readonly Unreadable[]) => ModelState;
 }
+
+/** A value of a body that its format cannot convert to the member's type. */
+export interface Unreadable {
+  readonly key: string;
+  readonly message: string;
+  /** Json.NET's reader itself fails on it (a JSON number where an int or decimal cannot hold it). */
+  readonly stopsJsonReader: boolean;
+}
+
+/** Each unreadable value on its own member, as the form binder and Json.NET's serializer reported. */
+const memberRefusal = (rules: ModelState, unreadable: readonly Unreadable[]): ModelState => ({
+  ...rules,
+  ...Object.fromEntries(unreadable.map(({ key, message }) => [key, [message]])),
+});
+
+/** Json.NET: where its reader failed, the legacy reported the whole record as well. */
+const jsonRefusal = (rules: ModelState, unreadable: readonly Unreadable[]): ModelState => {
+  const stoppedReader = unreadable.filter((value) => value.stopsJsonReader);
+  return {
+    ...memberRefusal(rules, unreadable),
+    ...(stoppedReader.length > 0 && {
+      transaction: stoppedReader.map(({ message }) => message),
+    }),
+  };
+};
+
+/**
+ * DataContractSerializer: one unreadable value refused the record, reported on the record alone,
+ * the messages in one element; otherwise the rules as every format reports them.
+ */
+const xmlRefusal = (rules: ModelState, unreadable: readonly Unreadable[]): ModelState =>
+  unreadable.length > 0
+    ? { transaction: [unreadable.map(({ message }) => message).join(' ')] }
+    : rules;
 
 const readJsonError = (text: string): LegacyError => {
   const body = JSON.parse(text) as Record<string, unknown>;
@@ -69,9 +105,11 @@ const jsonFormat = (contentType: string): BodyFormat => ({
   name: contentType,
   contentType,
   encode: (body) => JSON.stringify(body),
-  errorContentType: 'application/problem+json; charset=utf-8',
+  // Without an Accept header, a request gets its error in its own media type (text/json included).
+  errorContentType: `${contentType}; charset=utf-8`,
   readError: readJsonError,
-  caseSensitiveNames: true,
+  caseSensitiveNames: false,
+  refusal: jsonRefusal,
 });
 
 /** XmlConvert.DecodeName: `transaction.requirements_x005B_0_x005D_.x` back to the ModelState key. */
@@ -97,19 +135,20 @@ const xmlFormat = (contentType: string): BodyFormat => ({
   name: contentType,
   contentType,
   encode: (body) => encodeXml(body, TRANSACTION_MODEL),
-  // Without an Accept header, an XML request gets its error in its own media type.
   errorContentType: `${contentType}; charset=utf-8`,
   readError: readXmlError,
   caseSensitiveNames: true,
+  refusal: xmlRefusal,
 });
 
 const formFormat = (style: FormListStyle): BodyFormat => ({
   name: `application/x-www-form-urlencoded, lists as ${style}`,
   contentType: 'application/x-www-form-urlencoded',
   encode: (body) => encodeForm(body, TRANSACTION_MODEL, style),
-  errorContentType: 'application/problem+json; charset=utf-8',
+  errorContentType: 'application/json; charset=utf-8',
   readError: readJsonError,
   caseSensitiveNames: false,
+  refusal: memberRefusal,
 });
 
 export const BODY_FORMATS: readonly BodyFormat[] = [
@@ -147,8 +186,10 @@ export interface AcceptedCase {
 export interface RefusedCase {
   readonly title: string;
   readonly patch: BodyPatch;
-  /** The exact ModelState of the 400 response. */
+  /** The rules the body breaks, reported alike by every format. */
   readonly modelState: ModelState;
+  /** Its values that cannot be converted, which each format reports its own way. */
+  readonly unreadable: readonly Unreadable[];
 }
 
 export const accepted = (title: string, patch: BodyPatch, stored?: AgentValues): AcceptedCase => ({
@@ -157,10 +198,22 @@ export const accepted = (title: string, patch: BodyPatch, stored?: AgentValues):
   stored,
 });
 
-export const refused = (title: string, patch: BodyPatch, modelState: ModelState): RefusedCase => ({
-  title,
-  patch,
-  modelState,
+export const refused = (
+  title: string,
+  patch: BodyPatch,
+  modelState: ModelState,
+  unreadable: readonly Unreadable[] = [],
+): RefusedCase => ({ title, patch, modelState, unreadable });
+
+/** `value` sent for `field` cannot be converted; `stopsJsonReader` when it is a JSON number. */
+export const unreadable = (
+  field: string,
+  value: string,
+  { key = `transaction.${field}`, stopsJsonReader = false } = {},
+): Unreadable => ({
+  key,
+  message: `The value '${value}' is not valid for ${field}.`,
+  stopsJsonReader,
 });
 
 export const between = (field: string, min: number, max: number): ModelState => ({
@@ -176,7 +229,7 @@ const required = (field: string): ModelState => ({
 });
 
 const tooLong = (field: string): ModelState => ({
-  [`transaction.${field}`]: [`The field ${field} must be a string with a maximum length of 255.`],
+  [`transaction.${field}`]: [`The field ${field} must be a string with a maximum length of 4000.`],
 });
 
 /** The seed's inclusive ranges (section 2.1): both ends accepted, just past either end refused. */
@@ -184,15 +237,20 @@ const RANGES = [
   { field: 'property_id', min: 1, max: 100000, outside: [0, -1, 100001] },
   { field: 'requirement_type_id', min: 1, max: 10000, outside: [0, 10001] },
   { field: 'loanterm', min: 1, max: 100, outside: [0, 101] },
+  // Decimals are compared after rounding half to even to a whole number, as [Range(1, N)] did.
   ...['sellingprice', 'downpayment', 'reservation'].map((field) => ({
     field,
     min: 1,
     max: 100000000,
-    outside: [0.9999, 0, 100000000.0001, 100000001],
+    outside: [0.5, 0, 100000000.51, 100000001],
   })),
 ];
 
-const LONGEST_TEXT = 'x'.repeat(255);
+/** The text members UpdateAgents ignores: no length limit, as the legacy had none. */
+const IGNORED_TEXT = wireModelOf(TransactionDto)
+  .members.filter((member) => member.kind === 'string')
+  .map((member) => member.name)
+  .filter((name) => !AGENT_FIELDS.includes(name));
 
 const VALID_ITEM = transactionRecord(0).requirements[0];
 
@@ -206,14 +264,21 @@ export const ACCEPTED_CASES: readonly AcceptedCase[] = [
   accepted('the int32 minimum on brokerid, stored', { brokerid: -2147483648 }),
   accepted('the int32 maximum on dp_payableinmonths', { dp_payableinmonths: 2147483647 }),
   accepted('the int32 minimum on dp_payableinmonths', { dp_payableinmonths: -2147483648 }),
+  ...['sellingprice', 'downpayment', 'reservation'].flatMap((field) => [
+    accepted(`${field} 0.99, rounded to 1`, { [field]: 0.99 }),
+    accepted(`${field} 100000000.4, rounded to 100000000`, { [field]: 100000000.4 }),
+    accepted(`${field} 100000000.5, rounded half to even`, { [field]: 100000000.5 }),
+  ]),
   accepted('four fractional digits on discount', { discount: 1.2345 }),
-  accepted('four fractional digits on a ranged amount', { sellingprice: 2850000.1234 }),
-  accepted('the smallest fraction on interestrate', { interestrate: 0.0001 }),
-  accepted('the largest magnitude on discount', { discount: 99999999999.9999 }),
-  accepted('the largest negative magnitude on miscellaneous', {
-    miscellaneous: -99999999999.9999,
+  accepted('five fractional digits on a ranged amount', { sellingprice: 2850000.12345 }),
+  accepted('decimals of any precision a .NET decimal holds', {
+    discount: 5.12345,
+    interestrate: 1e-5,
+    miscellaneous: 633642.0000000001,
+    TotalPayments: 0.30000000000000004,
   }),
-  accepted('the largest magnitude on TotalPayments', { TotalPayments: 99999999999.9999 }),
+  accepted('the largest magnitude on discount', { discount: 99999999999.9999 }),
+  accepted('a magnitude past any column on miscellaneous', { miscellaneous: -1e20 }),
   accepted('booleans as "true" and "false"', {
     reservation_paid: 'false',
     requirements_complete: 'true',
@@ -228,6 +293,9 @@ export const ACCEPTED_CASES: readonly AcceptedCase[] = [
   accepted('a date with seven fractional digits, as .NET writes', {
     stamp: '2026-03-01T18:11:12.1234567+08:00',
   }),
+  accepted(".NET's DateTime.MinValue, which .NET clients send for a date never set", {
+    date_added: '0001-01-01T00:00:00',
+  }),
   accepted('nulls for every non-required member but the agents', {
     property_id: null,
     sellingprice: null,
@@ -237,8 +305,17 @@ export const ACCEPTED_CASES: readonly AcceptedCase[] = [
     clientname: null,
   }),
   accepted('an empty requirements list', { requirements: [] }),
-  accepted('a 255-character agent name, stored whole', { brokername: LONGEST_TEXT }),
-  accepted('a 255-character non-agent text', { clientname: LONGEST_TEXT }),
+  accepted('a 1500-character agent name, stored whole', {
+    brokername: textOfLength('broker ', 1500),
+  }),
+  accepted(
+    'every agent name at 4000 characters, stored whole',
+    Object.fromEntries(AGENT_NAME_FIELDS.map((name) => [name, textOfLength(name, 4000)])),
+  ),
+  accepted(
+    'text UpdateAgents ignores, of 5000 characters',
+    Object.fromEntries(IGNORED_TEXT.map((name) => [name, 'x'.repeat(5000)])),
+  ),
   accepted('non-ASCII agent names, stored exactly', {
     salesagentname: 'José Peña-Ñuñez 山田太郎 😀',
     directorname: 'Zoë Ångström',
@@ -268,75 +345,49 @@ export const REFUSED_CASES: readonly RefusedCase[] = [
       ),
     ),
   ),
-  refused('2147483648 on brokerid', { brokerid: 2147483648 }, notValid('brokerid', '2147483648')),
-  refused(
-    '-2147483649 on brokerid',
-    { brokerid: -2147483649 },
-    notValid('brokerid', '-2147483649'),
+  ...[
+    ['brokerid', 2147483648],
+    ['brokerid', -2147483649],
+    ['dp_payableinmonths', 2147483648],
+    ['transaction_id', 2147483648],
+    ['brokerid', 1.5],
+    ['transaction_id', 1.5],
+  ].map(([field, value]) =>
+    refused(`${value} on ${field}`, { [field]: value }, {}, [
+      unreadable(String(field), String(value), { stopsJsonReader: true }),
+    ]),
   ),
-  refused(
-    '2147483648 on dp_payableinmonths',
-    { dp_payableinmonths: 2147483648 },
-    notValid('dp_payableinmonths', '2147483648'),
-  ),
-  refused(
-    '2147483648 on transaction_id',
-    { transaction_id: 2147483648 },
-    notValid('transaction_id', '2147483648'),
-  ),
-  refused('1.5 on brokerid', { brokerid: 1.5 }, notValid('brokerid', '1.5')),
-  refused('"12a" on brokerid', { brokerid: '12a' }, notValid('brokerid', '12a')),
-  refused('true on brokerid', { brokerid: true }, notValid('brokerid', 'true')),
-  refused('"abc" on transaction_id', { transaction_id: 'abc' }, notValid('transaction_id', 'abc')),
-  refused('1.5 on transaction_id', { transaction_id: 1.5 }, notValid('transaction_id', '1.5')),
-  refused(
-    'five fractional digits on discount',
-    { discount: 1.23456 },
-    notValid('discount', '1.23456'),
-  ),
-  refused(
-    'five fractional digits on a ranged amount',
-    { sellingprice: 2850000.12345 },
-    notValid('sellingprice', '2850000.12345'),
-  ),
-  refused(
-    '100000000000 on discount',
-    { discount: 100000000000 },
-    notValid('discount', '100000000000'),
-  ),
-  refused(
-    '-100000000000 on miscellaneous',
-    { miscellaneous: -100000000000 },
-    notValid('miscellaneous', '-100000000000'),
-  ),
+  refused('"12a" on brokerid', { brokerid: '12a' }, {}, [unreadable('brokerid', '12a')]),
+  refused('true on brokerid', { brokerid: true }, {}, [unreadable('brokerid', 'true')]),
+  refused('"abc" on transaction_id', { transaction_id: 'abc' }, {}, [
+    unreadable('transaction_id', 'abc'),
+  ]),
+  refused('1e30 on discount, past any .NET decimal', { discount: 1e30 }, {}, [
+    unreadable('discount', '1e+30', { stopsJsonReader: true }),
+  ]),
   refused('financetype absent', { financetype: ABSENT }, required('financetype')),
   refused('financetype null', { financetype: null }, required('financetype')),
   refused('financetype empty', { financetype: '' }, required('financetype')),
   refused('financetype white space', { financetype: '   ' }, required('financetype')),
   refused('transaction_id absent', { transaction_id: ABSENT }, required('transaction_id')),
   refused('transaction_id null', { transaction_id: null }, required('transaction_id')),
-  refused('"yes" on a boolean', { reservation_paid: 'yes' }, notValid('reservation_paid', 'yes')),
-  refused('"yes" on locked', { locked: 'yes' }, notValid('locked', 'yes')),
+  refused('"yes" on a boolean', { reservation_paid: 'yes' }, {}, [
+    unreadable('reservation_paid', 'yes'),
+  ]),
+  refused('"yes" on locked', { locked: 'yes' }, {}, [unreadable('locked', 'yes')]),
+  refused('"not a date" on a date', { reservationdate: 'not a date' }, {}, [
+    unreadable('reservationdate', 'not a date'),
+  ]),
+  refused('the year 10000', { date_added: '10000-01-01T00:00:00+00:00' }, {}, [
+    unreadable('date_added', '10000-01-01T00:00:00+00:00'),
+  ]),
+  refused('a day that does not exist', { stamp: '2026-02-30T10:00:00+00:00' }, {}, [
+    unreadable('stamp', '2026-02-30T10:00:00+00:00'),
+  ]),
   refused(
-    '"not a date" on a date',
-    { reservationdate: 'not a date' },
-    notValid('reservationdate', 'not a date'),
-  ),
-  refused(
-    'the year 0999',
-    { date_added: '0999-12-31T23:59:59+00:00' },
-    notValid('date_added', '0999-12-31T23:59:59+00:00'),
-  ),
-  refused(
-    'a day that does not exist',
-    { stamp: '2026-02-30T10:00:00+00:00' },
-    notValid('stamp', '2026-02-30T10:00:00+00:00'),
-  ),
-  refused('a 256-character agent name', { brokername: `${LONGEST_TEXT}x` }, tooLong('brokername')),
-  refused(
-    'a 256-character non-agent text',
-    { clientname: `${LONGEST_TEXT}x` },
-    tooLong('clientname'),
+    'a 4001-character agent name',
+    { brokername: textOfLength('broker ', 4001) },
+    tooLong('brokername'),
   ),
   refused(
     'bad members inside requirements, keyed by index',
@@ -346,11 +397,15 @@ export const REFUSED_CASES: readonly RefusedCase[] = [
         { ...VALID_ITEM, requirement_id: 1.5, submitted: 'yes', stamp: 'never' },
       ],
     },
-    {
-      ...notValid('requirement_id', '1.5', 'transaction.requirements[1].requirement_id'),
-      ...notValid('submitted', 'yes', 'transaction.requirements[1].submitted'),
-      ...notValid('stamp', 'never', 'transaction.requirements[1].stamp'),
-    },
+    {},
+    [
+      unreadable('requirement_id', '1.5', {
+        key: 'transaction.requirements[1].requirement_id',
+        stopsJsonReader: true,
+      }),
+      unreadable('stamp', 'never', { key: 'transaction.requirements[1].stamp' }),
+      unreadable('submitted', 'yes', { key: 'transaction.requirements[1].submitted' }),
+    ],
   ),
   refused(
     'every violation at once',
@@ -358,11 +413,11 @@ export const REFUSED_CASES: readonly RefusedCase[] = [
       financetype: ABSENT,
       property_id: 0,
       loanterm: 101,
-      reservation: 100000000.0001,
+      reservation: 100000001,
       brokerid: 1.5,
       reservation_paid: 'yes',
       reservationdate: 'not a date',
-      managername: `${LONGEST_TEXT}x`,
+      managername: textOfLength('manager ', 4001),
       requirements: [{ ...VALID_ITEM, requirement_type_id: '1x' }],
     },
     {
@@ -370,12 +425,17 @@ export const REFUSED_CASES: readonly RefusedCase[] = [
       ...between('property_id', 1, 100000),
       ...between('loanterm', 1, 100),
       ...between('reservation', 1, 100000000),
-      ...notValid('brokerid', '1.5'),
-      ...notValid('reservation_paid', 'yes'),
-      ...notValid('reservationdate', 'not a date'),
       ...tooLong('managername'),
-      ...notValid('requirement_type_id', '1x', 'transaction.requirements[0].requirement_type_id'),
     },
+    // In the order DataContractSerializer meets them.
+    [
+      unreadable('brokerid', '1.5', { stopsJsonReader: true }),
+      unreadable('requirement_type_id', '1x', {
+        key: 'transaction.requirements[0].requirement_type_id',
+      }),
+      unreadable('reservation_paid', 'yes'),
+      unreadable('reservationdate', 'not a date'),
+    ],
   ),
 ];
 

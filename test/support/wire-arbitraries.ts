@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { DECIMAL_PRECISION, DECIMAL_SCALE, INT32_MAX, INT32_MIN } from '../../src/wire/wire-fields';
+import { INT32_MAX, INT32_MIN } from '../../src/wire/wire-dialects';
+import { DECIMAL_PRECISION, DECIMAL_SCALE } from '../../src/wire/wire-fields';
 import {
   type WireClass,
   type WireMember,
@@ -40,7 +41,7 @@ function memberArbitrary(member: WireMember, options: ArbitraryOptions): fc.Arbi
         })
         .filter(
           (text) =>
-            text.length <= (member.maxLength ?? 255) &&
+            text.length <= (member.maxLength ?? Infinity) &&
             !NON_XML.test(text) &&
             text.isWellFormed() &&
             (!member.required || text.trim() !== ''),

@@ -5,11 +5,17 @@ import {
   DecimalField,
   IntField,
   ListField,
+  STORED_TEXT_LENGTH,
   TextField,
 } from '../../wire/wire-fields';
 import { WireRecord } from '../../wire/wire-model';
 
 const MONEY = { min: 1, max: 100000000 };
+/**
+ * The text UpdateAgents stores, held to its column (CONTRACT §6). Other text is unbounded on the wire,
+ * as the legacy's was; the import holds all of it to its columns by its own rule.
+ */
+const STORED = { maxLength: STORED_TEXT_LENGTH };
 
 /** A property sales transaction (seed 2.1), members in the seed's order. */
 @WireRecord({ name: 'Transaction' })
@@ -33,7 +39,7 @@ export class TransactionDto {
   @IntField() salesagentid?: number | null;
   @IntField() salesagentid_recruit?: number | null;
   @IntField({ min: 1, max: 10000 }) requirement_type_id?: number | null;
-  @TextField({ maxLength: 4000 }) submitted_requirements?: string | null;
+  @TextField() submitted_requirements?: string | null;
   @TextField({ required: true }) financetype?: string | null;
   @DecimalField() interestrate?: number | null;
   @IntField({ min: 1, max: 100 }) loanterm?: number | null;
@@ -46,13 +52,13 @@ export class TransactionDto {
   @DecimalField() TotalPayments?: number | null;
   @TextField() clientname?: string | null;
   @TextField() coborrowername?: string | null;
-  @TextField() brokername?: string | null;
-  @TextField() directorname?: string | null;
-  @TextField() directorname_recruit?: string | null;
-  @TextField() managername?: string | null;
-  @TextField() managername_recruit?: string | null;
-  @TextField() salesagentname?: string | null;
-  @TextField() salesagentname_recruit?: string | null;
+  @TextField(STORED) brokername?: string | null;
+  @TextField(STORED) directorname?: string | null;
+  @TextField(STORED) directorname_recruit?: string | null;
+  @TextField(STORED) managername?: string | null;
+  @TextField(STORED) managername_recruit?: string | null;
+  @TextField(STORED) salesagentname?: string | null;
+  @TextField(STORED) salesagentname_recruit?: string | null;
   @TextField() requirementtypename?: string | null;
   @ListField(() => RequirementAcquisitionDto) requirements?: RequirementAcquisitionDto[] | null;
   @BooleanField() requirements_complete?: boolean | null;

@@ -1,0 +1,70 @@
+import { JsonNumeral, readJsonDocument } from './json-reader';
+import { MAX_DOCUMENT_DEPTH } from './wire-codec';
+import { MalformedBodyError } from './wire-errors';
+
+describe('readJsonDocument', () => {
+  it('reads valid JSON as JSON.parse does', () => {
+    expect(readJsonDocument('{"a":[1,"x",true,null],"b":{"c":-2.5e3}}')).toEqual({
+      a: [1, 'x', true, null],
+      b: { c: -2500 },
+    });
+  });
+
+  it("reads Json.NET's lenient syntax: comments, trailing commas, single quotes, unquoted names", () => {
+    expect(
+      readJsonDocument("{ // a comment\n transaction_id: 1, /* another */ 'financetype':'Cash',}"),
+    ).toEqual({ transaction_id: new JsonNumeral('1'), financetype: 'Cash' });
+    expect(readJsonDocument('[1,2,]')).toEqual([new JsonNumeral('1'), new JsonNumeral('2')]);
+    // Json.NET skipped empty elements.
+    expect(readJsonDocument('[1,,2]')).toEqual([new JsonNumeral('1'), new JsonNumeral('2')]);
+    expect(readJsonDocument('[,]')).toEqual([]);
+    expect(readJsonDocument("{'a':'it\\'s \\u0041'}")).toEqual({ a: "it's A" });
+    expect(readJsonDocument('{"a":undefined}')).toEqual({ a: null });
+  });
+
+  it('keeps numerals as written when a double could not carry them, or JSON.parse refuses them', () => {
+    expect(readJsonDocument('{"a":0.50000000000000001}')).toEqual({
+      a: new JsonNumeral('0.50000000000000001'),
+    });
+    expect(readJsonDocument('{"a":0x1A,"b":012,"c":.5,"d":5.,"e":-Infinity}')).toEqual({
+      a: new JsonNumeral('0x1A'),
+      b: new JsonNumeral('012'),
+      c: new JsonNumeral('.5'),
+      d: new JsonNumeral('5.'),
+      e: new JsonNumeral('-Infinity'),
+    });
+  });
+
+  it('ignores what follows the first value, as Web API read one value from the body', () => {
+    expect(readJsonDocument('{"a":1} garbage')).toEqual({ a: new JsonNumeral('1') });
+  });
+
+  it('keeps a member named __proto__ a member, never a prototype', () => {
+    const read = readJsonDocument("{__proto__:{polluted:1},'a':1,}") as Record<string, unknown>;
+    expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
+    expect(Object.keys(read)).toEqual(['__proto__', 'a']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it.each([
+    ['an empty text', ''],
+    ['a bare word', '{"a":Cash}'],
+    ['an unterminated string', '{"a":"x'],
+    ['an unterminated comment', '{"a":1 /* x'],
+    ['a missing colon', '{"a" 1}'],
+    ['a missing comma', '{"a":1 "b":2}'],
+    ['a bad escape', '{"a":"\\q"}'],
+    ['a leading plus', '{"a":+5}'],
+  ])('refuses %s', (_, text) => {
+    expect(() => readJsonDocument(text)).toThrow(MalformedBodyError);
+  });
+
+  it(`refuses nesting past ${MAX_DOCUMENT_DEPTH} levels on both paths, before recursing through it`, () => {
+    const nested = (levels: number, tail = '') =>
+      `${'['.repeat(levels)}${tail}${']'.repeat(levels)}`;
+    expect(() => readJsonDocument(nested(MAX_DOCUMENT_DEPTH))).not.toThrow();
+    expect(() => readJsonDocument(nested(MAX_DOCUMENT_DEPTH + 1))).toThrow(/nested deeper/);
+    expect(() => readJsonDocument(nested(MAX_DOCUMENT_DEPTH + 1, '0x1'))).toThrow(/nested deeper/);
+    expect(() => readJsonDocument(`${'['.repeat(100000)}0x1`)).toThrow(/nested deeper/);
+  });
+});

@@ -1,0 +1,204 @@
+import { MAX_DOCUMENT_DEPTH } from './wire-codec';
+import { MalformedBodyError } from './wire-errors';
+
+/** A JSON number exactly as written (`0.50000000000000001`, `0x1A`, `012`, `.5`), for the binder to read. */
+export class JsonNumeral {
+  constructor(readonly text: string) {}
+}
+
+// Json.NET's reader writes numbers in full; a double carries 15 significant digits safely.
+const LONG_NUMERAL = /\d(?:\.?\d){15}/;
+
+/**
+ * Reads a JSON document the way Json.NET 6's reader did. Valid JSON takes the fast path through
+ * `JSON.parse`; only text it refuses, or whose numerals a double cannot carry exactly, goes through
+ * the lenient reader below. Either way the first value is the document; content after it is ignored.
+ */
+export function readJsonDocument(text: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return new LenientJsonReader(text).readDocument();
+  }
+  if (LONG_NUMERAL.test(text)) return new LenientJsonReader(text).readDocument();
+  if (depthExceeds(parsed, MAX_DOCUMENT_DEPTH)) throw tooDeep();
+  return parsed;
+}
+
+function depthExceeds(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (limit === 0) return true;
+  const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
+  return children.some((child) => depthExceeds(child, limit - 1));
+}
+
+const tooDeep = () =>
+  new MalformedBodyError(`The request body is nested deeper than ${MAX_DOCUMENT_DEPTH} levels.`);
+
+const ESCAPES: Record<string, string> = {
+  '"': '"',
+  "'": "'",
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
+
+// What Json.NET reads as a bare word: a number's characters, a literal, or an unquoted member name.
+const WORD = /[A-Za-z0-9_$.+-]*/y;
+const WHITESPACE = /\s*/y;
+
+/**
+ * Json.NET's lenient syntax: `//` and `/* *\/` comments, trailing commas, single-quoted strings,
+ * unquoted member names, and numerals kept as their text (hexadecimal, octal, `.5`, `5.`).
+ */
+class LenientJsonReader {
+  private at = 0;
+
+  constructor(private readonly text: string) {}
+
+  readDocument(): unknown {
+    return this.readValue(0);
+  }
+
+  private fail(reason: string): never {
+    throw new MalformedBodyError(`The request body is not valid JSON: ${reason} at ${this.at}.`);
+  }
+
+  /** Skips white space and comments; the next character, or '' at the end. */
+  private peek(): string {
+    for (;;) {
+      this.at = this.skip(WHITESPACE);
+      const character = this.text[this.at] ?? '';
+      if (character === '/' && this.text[this.at + 1] === '/') {
+        const end = this.text.indexOf('\n', this.at);
+        this.at = end < 0 ? this.text.length : end + 1;
+      } else if (character === '/' && this.text[this.at + 1] === '*') {
+        const end = this.text.indexOf('*/', this.at + 2);
+        if (end < 0) this.fail('unterminated comment');
+        this.at = end + 2;
+      } else return character;
+    }
+  }
+
+  private readValue(depth: number): unknown {
+    const character = this.peek();
+    if (character === '{' || character === '[') {
+      if (depth >= MAX_DOCUMENT_DEPTH) throw tooDeep();
+      return character === '{' ? this.readObject(depth + 1) : this.readArray(depth + 1);
+    }
+    if (character === '"' || character === "'") return this.readString(character);
+    const word = this.readWord();
+    switch (word) {
+      case 'true':
+        return true;
+      case 'false':
+        return false;
+      case 'null':
+      case 'undefined':
+        return null;
+      case '':
+        return this.fail(character === '' ? 'unexpected end' : `unexpected '${character}'`);
+      default:
+        if (/^-?(?:\d|\.\d|Infinity$|NaN$)/.test(word)) return new JsonNumeral(word);
+        return this.fail(`unexpected '${word.slice(0, 20)}'`);
+    }
+  }
+
+  /** Where a run of the sticky pattern starting here ends. */
+  private skip(pattern: RegExp): number {
+    pattern.lastIndex = this.at;
+    pattern.test(this.text);
+    return pattern.lastIndex;
+  }
+
+  private readWord(): string {
+    const start = this.at;
+    this.at = this.skip(WORD);
+    return this.text.slice(start, this.at);
+  }
+
+  private readString(quote: string): string {
+    this.at++;
+    let value = '';
+    for (;;) {
+      const end = this.text.indexOf(quote, this.at);
+      const escape = this.text.indexOf('\\', this.at);
+      if (end < 0) this.fail('unterminated string');
+      if (escape < 0 || escape > end) {
+        value += this.text.slice(this.at, end);
+        this.at = end + 1;
+        return value;
+      }
+      value += this.text.slice(this.at, escape);
+      const code = this.text[escape + 1];
+      if (code === 'u') {
+        const hex = this.text.slice(escape + 2, escape + 6);
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail('bad unicode escape');
+        value += String.fromCharCode(parseInt(hex, 16));
+        this.at = escape + 6;
+      } else {
+        const escaped = ESCAPES[code];
+        if (escaped === undefined) this.fail('bad escape');
+        value += escaped;
+        this.at = escape + 2;
+      }
+    }
+  }
+
+  private readObject(depth: number): Record<string, unknown> {
+    this.at++;
+    const members: Record<string, unknown> = {};
+    for (;;) {
+      const character = this.peek();
+      if (character === '}') {
+        this.at++;
+        return members;
+      }
+      const name =
+        character === '"' || character === "'" ? this.readString(character) : this.readWord();
+      if (name === '' && character !== '"' && character !== "'")
+        this.fail('a member name was expected');
+      if (this.peek() !== ':') this.fail("':' was expected");
+      this.at++;
+      // Defined, not assigned: a member named `__proto__` stays a member.
+      Object.defineProperty(members, name, {
+        value: this.readValue(depth),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      this.afterItem('}');
+    }
+  }
+
+  private readArray(depth: number): unknown[] {
+    this.at++;
+    const items: unknown[] = [];
+    for (;;) {
+      const next = this.peek();
+      if (next === ']') {
+        this.at++;
+        return items;
+      }
+      // Json.NET skipped an empty element (`[1,,2]`, `[,]`).
+      if (next === ',') {
+        this.at++;
+        continue;
+      }
+      items.push(this.readValue(depth));
+      this.afterItem(']');
+    }
+  }
+
+  /** After a member or item: a comma (a trailing one is allowed), or the closing bracket. */
+  private afterItem(close: string): void {
+    const character = this.peek();
+    if (character === ',') this.at++;
+    else if (character !== close) this.fail(`',' or '${close}' was expected`);
+  }
+}

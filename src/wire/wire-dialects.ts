@@ -1,0 +1,189 @@
+import { parseDotNetDate, parseMicrosoftDate, parseXsdDate } from './dotnet-date';
+import {
+  ExactDecimal,
+  FLOAT_STYLE,
+  NUMBER_STYLE,
+  NUMERAL,
+  type NumberSpelling,
+  parseDecimal,
+  XML_DECIMAL_STYLE,
+} from './exact-decimal';
+import { JsonNumeral } from './json-reader';
+import { type WireScalarKind } from './wire-model';
+
+export const INT32_MIN = -2147483648;
+export const INT32_MAX = 2147483647;
+
+/** A value the format could not convert to its member's type; validation reports it on the member. */
+export class UnreadableValue {
+  constructor(
+    /** What the client sent, for the message. */
+    readonly raw: unknown,
+    /** Json.NET's reader itself failed on it, and the legacy reported the whole record as well. */
+    readonly failsRecord = false,
+  ) {}
+}
+
+/**
+ * How one format turns what a client sent into a member's value, as the legacy's reader of that
+ * format did: the converted value, `null`, or an UnreadableValue. Decimals stay ExactDecimal until
+ * validation is done.
+ */
+export type WireDialect = Readonly<Record<WireScalarKind, (value: unknown) => unknown>>;
+
+const isInt32 = (value: bigint) => value >= BigInt(INT32_MIN) && value <= BigInt(INT32_MAX);
+
+/** Whole numbers as `Int32.Parse` with the given white space and sign rules reads them. */
+function readInteger(text: string, whitespace: RegExp): number | undefined {
+  const body = text.replace(whitespace, '').replace(/^([+-]?)0+(?=\d)/, '$1');
+  // Longer than any Int32: refused before BigInt spends time on it.
+  if (!/^[+-]?\d{1,10}$/.test(body)) return undefined;
+  const value = BigInt(body);
+  return isInt32(value) ? Number(value) : undefined;
+}
+
+function readDecimal(text: string, spelling: NumberSpelling): ExactDecimal | undefined {
+  const value = parseDecimal(text, spelling);
+  return value?.fitsDotNetDecimal() ? value : undefined;
+}
+
+const orUnreadable = <T>(value: T | undefined, raw: unknown, failsRecord = false) =>
+  value === undefined ? new UnreadableValue(raw, failsRecord) : value;
+
+// Number parsing's white space in .NET, and XML's.
+const DOTNET_SPACE = /^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g;
+const XML_SPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
+/** Json.NET's integer numerals: hexadecimal `0x1A`, octal `012`, or decimal digits. */
+function integerOfNumeral(text: string): bigint | undefined {
+  // Past any 64-bit integer Json.NET read (it then read a decimal): left to the decimal reading.
+  if (text.length > 24) return undefined;
+  if (/^0[xX][0-9a-fA-F]+$/.test(text)) return BigInt(text.toLowerCase());
+  if (/^0[0-7]+$/.test(text)) return BigInt(`0o${text.slice(1)}`);
+  if (/^-?\d+$/.test(text) && !/^0\d/.test(text)) return BigInt(text);
+  return undefined;
+}
+
+/** A JSON number, from either reader, as exact text; `undefined` for NaN, Infinity or a bad octal. */
+function decimalOfJsonNumber(value: number | JsonNumeral): ExactDecimal | undefined {
+  // JSON.parse reads a numeral past a double's range, such as 1e400, as Infinity.
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? ExactDecimal.ofNumber(value) : undefined;
+  const integer = integerOfNumeral(value.text);
+  if (integer !== undefined) return parseDecimal(integer.toString(), NUMERAL);
+  return /^-?0\d/.test(value.text) ? undefined : parseDecimal(value.text, NUMERAL);
+}
+
+const isJsonNumber = (value: unknown): value is number | JsonNumeral =>
+  typeof value === 'number' || value instanceof JsonNumeral;
+
+const textOf = (value: number | JsonNumeral) =>
+  typeof value === 'number' ? String(value) : value.text;
+
+/** Json.NET 6 with Web API's default settings. */
+export const JSON_DIALECT: WireDialect = {
+  int: (value) => {
+    if (value === null || value === '') return null;
+    if (isJsonNumber(value)) {
+      if (/^-?(?:Infinity|NaN)$/.test(textOf(value))) return new UnreadableValue(textOf(value));
+      // Json.NET wrapped a hexadecimal or octal numeral of up to 32 bits into an Int32 (0xFFFFFFFF is -1).
+      const radixInteger =
+        value instanceof JsonNumeral && /^0\d|^0x/i.test(value.text)
+          ? integerOfNumeral(value.text)
+          : undefined;
+      if (radixInteger !== undefined && radixInteger < 2n ** 32n)
+        return Number(BigInt.asIntN(32, radixInteger));
+      // Json.NET refused `5.0` and `1e2` here; JSON.parse does not keep the spelling, so both
+      // readers take a whole number however it is written (more lenient, never stricter).
+      const exact = decimalOfJsonNumber(value);
+      const whole =
+        exact?.isWhole() && exact.fitsDotNetDecimal() ? exact.roundToInteger() : undefined;
+      return whole !== undefined && isInt32(whole)
+        ? Number(whole)
+        : new UnreadableValue(textOf(value), true);
+    }
+    return typeof value === 'string'
+      ? orUnreadable(readInteger(value, DOTNET_SPACE), value)
+      : new UnreadableValue(value);
+  },
+  decimal: (value) => {
+    if (value === null || value === '') return null;
+    if (isJsonNumber(value)) {
+      const exact = decimalOfJsonNumber(value);
+      // The literals NaN and Infinity reach the binder as floats; a bad numeral or an overflow
+      // (JSON.parse's Infinity is one: JSON has no such literal) stops the reader.
+      const failsRecord = typeof value === 'number' || !/(?:Infinity|NaN)$/.test(value.text);
+      return orUnreadable(
+        exact?.fitsDotNetDecimal() ? exact : undefined,
+        textOf(value),
+        failsRecord,
+      );
+    }
+    return typeof value === 'string'
+      ? orUnreadable(readDecimal(value, NUMBER_STYLE), value)
+      : new UnreadableValue(value);
+  },
+  string: (value) => {
+    if (value === null || typeof value === 'string') return value;
+    if (typeof value === 'boolean') return value ? 'True' : 'False';
+    if (typeof value === 'number') return String(value);
+    if (value instanceof JsonNumeral) {
+      // A whole number as written, however long (Json.NET wrote a BigInteger's digits).
+      if (/^-?(?:0|[1-9]\d*)$/.test(value.text)) return value.text;
+      const integer = integerOfNumeral(value.text);
+      return integer === undefined ? String(Number(value.text)) : integer.toString();
+    }
+    return new UnreadableValue(value);
+  },
+  boolean: (value) => {
+    if (value === null || value === '') return null;
+    if (typeof value === 'boolean') return value;
+    if (isJsonNumber(value)) {
+      const exact = decimalOfJsonNumber(value);
+      return exact === undefined ? new UnreadableValue(textOf(value)) : exact.digits !== 0n;
+    }
+    if (typeof value !== 'string') return new UnreadableValue(value);
+    const word = value.replace(DOTNET_SPACE, '').toLowerCase();
+    return word === 'true' ? true : word === 'false' ? false : new UnreadableValue(value);
+  },
+  date: (value) => {
+    if (value === null || value === '') return null;
+    if (typeof value !== 'string') return new UnreadableValue(value);
+    return orUnreadable(parseMicrosoftDate(value.trim()) ?? parseDotNetDate(value), value);
+  },
+};
+
+/** DataContractSerializer, through XmlConvert: the text of an element. */
+export const XML_DIALECT: WireDialect = {
+  int: (value) => orUnreadable(readInteger(String(value), XML_SPACE), value),
+  decimal: (value) => orUnreadable(readDecimal(String(value), XML_DECIMAL_STYLE), value),
+  string: (value) => value,
+  boolean: (value) => {
+    const word = String(value).replace(XML_SPACE, '');
+    if (word === 'true' || word === '1') return true;
+    if (word === 'false' || word === '0') return false;
+    return new UnreadableValue(value);
+  },
+  date: (value) => orUnreadable(parseXsdDate(String(value)), value),
+};
+
+/** Hexadecimal as Int32Converter reads it (`0x1A`, `&h1A`, `#1A`): 32 bits, so `0xFFFFFFFF` is -1. */
+function readHexInteger(text: string): number | undefined {
+  const match = /^(?:0x|&h|#)([0-9a-f]{1,8})$/i.exec(text);
+  return match ? Number.parseInt(match[1], 16) | 0 : undefined;
+}
+
+/** The form binder's type converters in the invariant culture; an empty value is already null. */
+export const FORM_DIALECT: WireDialect = {
+  int: (value) => {
+    const text = String(value).replace(DOTNET_SPACE, '');
+    return orUnreadable(readHexInteger(text) ?? readInteger(text, DOTNET_SPACE), value);
+  },
+  decimal: (value) => orUnreadable(readDecimal(String(value), FLOAT_STYLE), value),
+  string: (value) => value,
+  boolean: (value) => {
+    const word = String(value).replace(DOTNET_SPACE, '').toLowerCase();
+    return word === 'true' ? true : word === 'false' ? false : new UnreadableValue(value);
+  },
+  date: (value) => orUnreadable(parseDotNetDate(String(value)), value),
+};
