@@ -11,7 +11,54 @@ import { type AppConfig } from './config/app-config';
 import { HTTP_LOGGER, REQUEST_ID_HEADER } from './logging/logging.module';
 import { createOpenApiDocument, OPENAPI_PATHS, serveOpenApi } from './openapi/openapi-document';
 import { setServiceTimeZone } from './wire/wire-date';
+import { RouteMethods } from './wire/route-methods';
 import { WireExpressAdapter } from './wire/wire-express-adapter';
+
+// Percent-escapes of RFC 3986's unreserved characters (letters, digits, - . _ ~): the same path.
+const UNRESERVED_ESCAPE = /%(3[0-9]|4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|2D|2E|5F|7E)/gi;
+// A slash or a backslash, escaped or not: each separates segments for the legacy's host.
+const SEGMENT_SEPARATOR = /%2F|%5C|\\/gi;
+
+/**
+ * A path as the legacy's host handed it to routing: percent-escapes of unreserved characters decoded
+ * (`/%61pi/...` is `/api/...`), escaped slashes and backslashes read as slashes, then the dot segments
+ * removed as RFC 3986 §5.2.4 does (`/api/x/../Requirement/GetRequirements`, `.../%2E%2E`).
+ */
+function asLegacyPath(path: string): string {
+  if (!path.startsWith('/')) return path;
+  const segments = path
+    .replace(UNRESERVED_ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    .replace(SEGMENT_SEPARATOR, '/')
+    .split('/')
+    .slice(1);
+  const kept: string[] = [];
+  segments.forEach((segment, index) => {
+    if (segment === '..') kept.pop();
+    if (segment !== '.' && segment !== '..') kept.push(segment);
+    // A dot segment last leaves the path ending in a slash.
+    else if (index === segments.length - 1) kept.push('');
+  });
+  return `/${kept.join('/')}`;
+}
+
+/**
+ * Paths as the legacy's routing read them (asLegacyPath), and as its route template
+ * `api/{controller}/{action}/{id}` matched them (RouteMethods.legacyRouting): an API endpoint without
+ * parameters also answers with one trailing segment, which it ignores
+ * (`/api/Transaction/UpdateAgents/1`, `.../GetRequirements%2F5`), and slashes after a route's last
+ * segment make no difference (`.../GetTransaction/1//`). The endpoints are known once the
+ * application is initialised.
+ */
+function asLegacyRouting(routes: RouteMethods, apiPrefix: string): RequestHandler {
+  let legacyRoute: ((path: string) => string) | undefined;
+  return (request, _response, next) => {
+    legacyRoute ??= routes.legacyRouting(apiPrefix);
+    const query = request.url.slice(request.path.length);
+    const routed = legacyRoute(asLegacyPath(request.path));
+    if (routed !== request.path) request.url = `${routed}${query}`;
+    next();
+  };
+}
 
 /** Builds the HTTP application for a configuration: what main.ts serves and the e2e tests drive. */
 export async function createApp(
@@ -34,6 +81,7 @@ export async function createApp(
   if (options.logger === undefined) app.useLogger(app.get(Logger));
   // First of all: every request, whatever answers it, gets a request id and a log line.
   app.use(app.get<RequestHandler>(HTTP_LOGGER));
+  app.use(asLegacyRouting(app.get(RouteMethods), config.apiPrefix));
   // ETags are set deliberately by the wire layer; Express's own would hash every body again.
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);

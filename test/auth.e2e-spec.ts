@@ -48,7 +48,7 @@ const LEGACY_XML_ERROR = /^<Error><Message>[^<]+<\/Message><\/Error>$/;
 const REQUIREMENTS = '/api/Requirement/GetRequirements';
 const HEALTH_PROBES = ['/health/live', '/health/ready'];
 
-/** A 401 in problem+json with the challenge its mode sends; returns the body. */
+/** A 401 as a JSON error (application/json) with the challenge its mode sends; returns the body. */
 function expectUnauthenticated(response: HttpResult, challenge: string | RegExp) {
   const body = expectProblem(response, 401, { modelState: false });
   expect(body.type).toMatch(/unauthenticated$/);
@@ -66,7 +66,7 @@ function expectXmlUnauthenticated(response: Response, mediaType: string, challen
   expect(response.headers['www-authenticate']).toMatch(challenge);
 }
 
-/** A 429 in problem+json with a positive whole Retry-After, no longer than the window. */
+/** A 429 as a JSON error (application/json) with a positive whole Retry-After, within the window. */
 function expectRateLimited(response: HttpResult, windowSeconds: number) {
   const body = expectProblem(response, 429, { modelState: false });
   expect(body.type).toMatch(/rate_limited$/);

@@ -76,7 +76,7 @@ if (kinds.includes('sqlite')) {
       for (const locked of [1003, 1005]) {
         const response = await updateBrokerid(service, locked, 99);
         expect(response.status).toBe(409);
-        expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+        expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
       }
       await updateBrokerid(service, 1001, 77).expect(204);
 

@@ -59,6 +59,67 @@ describeOnEachDatabase('GET Requirement/GetRequirements', (context) => {
       .set('If-None-Match', etag)
       .expect(304);
   });
+
+  it('answers 304 also to a request saying no-cache, as Node.js fetch sends every conditional one', async () => {
+    const path = '/api/Requirement/GetRequirements';
+    const { etag } = (await context.http.get(path).expect(200)).headers;
+    for (const [name, value] of [
+      ['Cache-Control', 'no-cache'],
+      ['Pragma', 'no-cache'],
+      ['Cache-Control', 'max-age=0'],
+    ]) {
+      const response = await context.http.get(path).set('If-None-Match', etag).set(name, value);
+      expect(response.status).toBe(304);
+      expect(response.text).toBe('');
+      expect(response.headers.etag).toBe(etag);
+    }
+    for (const list of [`"other", ${etag}`, `W/${etag}`, '*']) {
+      await context.http.get(path).set('If-None-Match', list).set('Pragma', 'no-cache').expect(304);
+    }
+    await context.http
+      .get(path)
+      .set('If-None-Match', '"other"')
+      .set('Pragma', 'no-cache')
+      .expect(200);
+    // Node.js fetch adds Cache-Control and Pragma: no-cache to a request carrying If-None-Match.
+    const viaFetch = await fetch(`${context.running.baseUrl}${path}`, {
+      headers: { 'If-None-Match': etag },
+    });
+    expect(viaFetch.status).toBe(304);
+  });
+
+  it('answers in the request Content-Type when there is no Accept header, as Web API chose', async () => {
+    const path = '/api/Requirement/GetRequirements';
+    // supertest sends no Accept header unless told to.
+    for (const contentType of ['application/xml', 'text/xml', 'text/json']) {
+      const response = await context.http
+        .get(path)
+        .set('Content-Type', `${contentType}; charset=utf-8`)
+        .expect(200);
+      expect(response.headers['content-type']).toBe(`${contentType}; charset=utf-8`);
+      expect(response.headers.vary).toMatch(/Content-Type/);
+    }
+    const xml = await context.http.get(path).set('Content-Type', 'text/xml').expect(200);
+    expect(xml.text).toMatch(/^<ArrayOfRequirement /);
+    // A range answers in the first type written here that it names, as the legacy matched it.
+    for (const [range, mediaType] of [
+      ['text/*', 'text/json'],
+      ['application/*', 'application/json'],
+      ['*/*', 'application/json'],
+    ]) {
+      const response = await context.http.get(path).set('Content-Type', range).expect(200);
+      expect(response.headers['content-type']).toBe(`${mediaType}; charset=utf-8`);
+    }
+    // An Accept header that matches a written type decides; */* is not "no Accept".
+    for (const accept of ['*/*', 'application/json']) {
+      const response = await context.http
+        .get(path)
+        .set('Content-Type', 'text/xml')
+        .set('Accept', accept)
+        .expect(200);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    }
+  });
 });
 
 describeOnEachDatabase('GetRequirements across instances', (context) => {

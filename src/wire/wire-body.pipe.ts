@@ -24,7 +24,7 @@ export class WireBodyPipe implements PipeTransform {
       bound = value.reader.decode(value.text, model);
     } catch (error) {
       if (error instanceof MalformedBodyError)
-        throw RequestValidationError.ofBody(model.parameterName, error.message);
+        throw RequestValidationError.ofBody(model.parameterName, ...error.reasons);
       throw error;
     }
     return toValidatedDto(metadata.metatype as WireClass, bound, model.parameterName);

@@ -1,5 +1,5 @@
-import { parse as parseContentType } from 'content-type';
 import { type IncomingMessage } from 'node:http';
+import { TextDecoder } from 'node:util';
 import getRawBody from 'raw-body';
 import { type WireReader } from './wire-codec';
 import { PayloadTooLargeError, UnsupportedMediaTypeError } from './wire-errors';
@@ -13,15 +13,40 @@ export class RawWireBody {
   ) {}
 }
 
+// RFC 7230's token and quoted-string, and the optional white space .NET's header parser skipped.
+const TOKEN = "[!#$%&'*+\\-.^_`|~0-9A-Za-z]+";
+const QUOTED = '"(?:[^"\\\\]|\\\\.)*"';
+const WS = '[ \\t]*';
+const PARAMETER = `;${WS}(${TOKEN})(?:${WS}=${WS}(${TOKEN}|${QUOTED}))?${WS}`;
+const PARAMETERS = new RegExp(PARAMETER, 'g');
+const MEDIA_TYPE = new RegExp(`^${WS}(${TOKEN})${WS}/${WS}(${TOKEN})${WS}((?:${PARAMETER})*)$`);
+
+interface RequestMediaType {
+  /** Lower case, without parameters. */
+  readonly type: string;
+  readonly charset?: string;
+}
+
+/**
+ * A Content-Type as .NET's MediaTypeHeaderValue read it, more leniently than RFC 7231: white space
+ * around the slash, and parameters without a value (`application/json; charset`) were fine. The
+ * charset is the first `charset` parameter's value, unquoted. `undefined` when absent or unreadable.
+ */
+function parseMediaType(header: string | undefined): RequestMediaType | undefined {
+  const match = header === undefined ? null : MEDIA_TYPE.exec(header);
+  if (!match) return undefined;
+  const charset = [...match[3].matchAll(PARAMETERS)].find(
+    ([, name]) => name.toLowerCase() === 'charset',
+  )?.[2];
+  return {
+    type: `${match[1]}/${match[2]}`.toLowerCase(),
+    charset: charset?.startsWith('"') ? charset.slice(1, -1).replace(/\\(.)/g, '$1') : charset,
+  };
+}
+
 /** The request's media type, lower case and without parameters; `undefined` when absent or unreadable. */
 export function requestMediaType(request: IncomingMessage): string | undefined {
-  const header = request.headers['content-type'];
-  if (!header) return undefined;
-  try {
-    return parseContentType(header).type;
-  } catch {
-    return undefined;
-  }
+  return parseMediaType(request.headers['content-type'])?.type;
 }
 
 function hasBody(request: IncomingMessage): boolean {
@@ -48,37 +73,43 @@ export async function readWireBody(
   formats: WireFormats,
   limitBytes: number,
 ): Promise<RawWireBody | undefined> {
-  const header = request.headers['content-type'];
-  let mediaType: string | undefined;
-  let charset: string | undefined;
-  if (header) {
-    try {
-      const parsed = parseContentType(header);
-      mediaType = parsed.type;
-      charset = parsed.parameters.charset;
-    } catch {
-      throw new UnsupportedMediaTypeError(header.split(';')[0].trim().toLowerCase());
-    }
-  }
+  // Absent, empty or unreadable: Web API inferred application/octet-stream.
+  const { type: mediaType, charset } = parseMediaType(request.headers['content-type']) ?? {};
   const reader = mediaType === undefined ? undefined : formats.readerFor(mediaType);
   if (!hasBody(request)) {
     if (mediaType !== undefined && !reader) throw new UnsupportedMediaTypeError(mediaType);
     return undefined;
   }
-  if (!reader) throw new UnsupportedMediaTypeError(mediaType ?? 'application/octet-stream');
+  if (!reader) throw new UnsupportedMediaTypeError(mediaType);
   try {
-    const text = await getRawBody(request, {
+    const bytes = await getRawBody(request, {
       length: request.headers['content-length'],
       limit: limitBytes,
-      encoding: charset ?? 'utf-8',
     });
-    return new RawWireBody(reader, text);
+    return new RawWireBody(reader, decodeBody(bytes, charset));
   } catch (error) {
     if (isReadError(error) && error.type === 'entity.too.large')
       throw new PayloadTooLargeError(limitBytes);
-    if (isReadError(error) && error.type === 'encoding.unsupported') {
-      throw new UnsupportedMediaTypeError(`${mediaType}; charset=${charset}`);
-    }
     throw error;
   }
+}
+
+/**
+ * A body's text as Web API decoded it: by its byte order mark, else its charset, else UTF-8, also
+ * for a charset it did not know. A UTF-8 or UTF-16 byte order mark is not part of the text.
+ */
+function decodeBody(bytes: Buffer, charset: string | undefined): string {
+  const byOrderMark =
+    bytes[0] === 0xff && bytes[1] === 0xfe
+      ? 'utf-16le'
+      : bytes[0] === 0xfe && bytes[1] === 0xff
+        ? 'utf-16be'
+        : undefined;
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(byOrderMark ?? charset ?? 'utf-8');
+  } catch {
+    decoder = new TextDecoder('utf-8');
+  }
+  return decoder.decode(bytes);
 }

@@ -1,7 +1,13 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 
-/** JSON errors: RFC 9457 problem details with the legacy Web API members. */
-@ApiSchema({ name: 'ProblemDetails' })
+@ApiSchema({
+  name: 'ProblemDetails',
+  description:
+    'A JSON error: the legacy Web API members (Message, ModelState) and the RFC 9457 ones in one ' +
+    "body. Written as the negotiated JSON type, application/json by default (what a .NET client's " +
+    'ReadAsAsync<HttpError>() reads) or text/json, and as application/problem+json only when the ' +
+    'Accept header asks for it.',
+})
 export class ProblemDetailsSchema {
   @ApiProperty({ example: 'urn:property-sales:problem:invalid_request' }) type!: string;
   @ApiProperty({ example: 'Invalid request' }) title!: string;
@@ -20,8 +26,10 @@ export class ProblemDetailsSchema {
   requestId?: string;
 }
 
-/** XML errors: the legacy `<Error>` element, without a namespace. */
-@ApiSchema({ name: 'LegacyError' })
+@ApiSchema({
+  name: 'LegacyError',
+  description: 'An XML error: the legacy Web API Error element, without a namespace.',
+})
 export class LegacyErrorSchema {
   @ApiProperty({ example: 'The request is invalid.' }) Message!: string;
   @ApiPropertyOptional({

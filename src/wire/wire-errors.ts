@@ -13,15 +13,20 @@ export class RequestValidationError extends WireRequestError {
   }
 
   /** A body that could not be read as the declared type: reported on the action parameter, as Web API. */
-  static ofBody(parameterName: string, reason: string): RequestValidationError {
-    return new RequestValidationError({ [parameterName]: [reason] });
+  static ofBody(parameterName: string, ...reasons: string[]): RequestValidationError {
+    return new RequestValidationError({ [parameterName]: reasons });
   }
 }
 
 export class UnsupportedMediaTypeError extends WireRequestError {
   readonly code = 'unsupported_media_type';
-  constructor(readonly mediaType: string) {
-    super(`The request entity's media type '${mediaType}' is not supported for this resource.`);
+  /** `undefined`: the request had no usable Content-Type; Web API inferred application/octet-stream. */
+  constructor(readonly mediaType: string | undefined) {
+    super(
+      mediaType === undefined
+        ? "The request contains an entity body but no Content-Type header. The inferred media type 'application/octet-stream' is not supported for this resource."
+        : `The request entity's media type '${mediaType}' is not supported for this resource.`,
+    );
   }
 }
 
@@ -33,4 +38,10 @@ export class PayloadTooLargeError extends WireRequestError {
 }
 
 /** A malformed document, raised by a codec and reported by the pipe against the body parameter. */
-export class MalformedBodyError extends Error {}
+export class MalformedBodyError extends Error {
+  readonly reasons: readonly string[];
+  constructor(...reasons: string[]) {
+    super(reasons.join(' '));
+    this.reasons = reasons;
+  }
+}

@@ -12,7 +12,7 @@ import { recordFailure } from '../logging/logging.module';
 import { requestMediaType } from './wire-body';
 import { type WireErrorBody } from './wire-codec';
 import { RequestValidationError, WireRequestError } from './wire-errors';
-import { WireFormats } from './wire-negotiation';
+import { NEGOTIATED_BY, WireFormats } from './wire-negotiation';
 import { RouteMethods } from './route-methods';
 
 const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
@@ -55,12 +55,21 @@ interface DescribedError {
   readonly headers?: Record<string, string>;
 }
 
-/** Keeps a client-supplied URL short in messages. */
-const quoteUrl = (url: string) => (url.length > 200 ? `${url.slice(0, 200)}…` : url);
+/** A client-supplied URL in a message: unescaped, as the legacy quoted it, and kept short. */
+function quoteUrl(url: string): string {
+  let readable = url;
+  try {
+    readable = decodeURIComponent(url);
+  } catch {
+    // Not valid percent-encoding: quoted as it came.
+  }
+  return readable.length > 200 ? `${readable.slice(0, 200)}…` : readable;
+}
 
 /**
- * Every error leaves through here, in the negotiated format (an XML request gets an XML error), as
- * problem details with the legacy members. Nothing internal (stack, SQL, driver text) reaches a client.
+ * Every error leaves through here, in the negotiated format (an XML request gets an XML error; JSON
+ * carries the legacy members and RFC 9457's). Nothing internal (stack, SQL, driver text) reaches a
+ * client.
  */
 @Catch()
 export class WireExceptionFilter implements ExceptionFilter {
@@ -81,11 +90,8 @@ export class WireExceptionFilter implements ExceptionFilter {
     const format = this.formats.forError(request.headers.accept, requestMediaType(request));
     response.status(body.status);
     for (const [name, value] of Object.entries(headers ?? {})) response.setHeader(name, value);
-    response.setHeader(
-      'Content-Type',
-      `${format.writer.errorType ?? format.mediaType}; charset=utf-8`,
-    );
-    response.setHeader('Vary', 'Accept');
+    response.setHeader('Content-Type', `${format.mediaType}; charset=utf-8`);
+    response.setHeader('Vary', NEGOTIATED_BY);
     const requestId = (request as { id?: unknown }).id;
     response.send(
       format.writer.encodeError(typeof requestId === 'string' ? { ...body, requestId } : body),

@@ -12,7 +12,8 @@ const xmlLikeWriter: WireWriter = {
 describe('WireFormats with the JSON codec', () => {
   const json = new JsonCodec();
   const formats = new WireFormats([json], [json]);
-  const responseType = (accept: string | undefined) => formats.forResponse(accept).mediaType;
+  const responseType = (accept: string | undefined) =>
+    formats.forResponse(accept, undefined).mediaType;
   const errorType = (accept: string | undefined, requestType: string | undefined) =>
     formats.forError(accept, requestType).mediaType;
 
@@ -43,9 +44,11 @@ describe('WireFormats with the JSON codec', () => {
       expect(responseType(' text/json ;q=1 , image/png')).toBe('text/json');
     });
 
-    it('prefers JSON on a tie, whatever order the header lists them in', () => {
-      expect(responseType('text/json, application/json')).toBe('application/json');
-      expect(responseType('text/json;q=0.5, application/json;q=0.5')).toBe('application/json');
+    // Each expectation below is what the legacy service (Web API 5.2.3) answered.
+    it('takes, on a tie in q, the type the header lists first among a writer types', () => {
+      expect(responseType('text/json, application/json')).toBe('text/json');
+      expect(responseType('application/json, text/json')).toBe('application/json');
+      expect(responseType('text/json;q=0.5, application/json;q=0.5')).toBe('text/json');
     });
 
     it('honours q-values over the order of the header and over JSON first', () => {
@@ -55,16 +58,18 @@ describe('WireFormats with the JSON codec', () => {
       expect(responseType('text/*;q=0.6, application/json;q=0.4')).toBe('text/json');
     });
 
-    it('takes the q of the most specific range that names a type', () => {
-      // text/json is named explicitly at q=0.2, which overrides the broader text/* at q=1.
-      expect(responseType('text/*, text/json;q=0.2, application/json;q=0.5')).toBe(
-        'application/json',
-      );
+    it('takes the highest q of any range that names a type, not the most specific', () => {
+      expect(responseType('text/*, text/json;q=0.2, application/json;q=0.5')).toBe('text/json');
     });
 
-    it('excludes a type given q=0', () => {
-      expect(responseType('application/json;q=0, */*')).toBe('text/json');
-      expect(responseType('text/json;q=0, text/*')).toBe('application/json');
+    it('reads a q that is no number as none, and one above 1 as it is', () => {
+      expect(responseType('text/json;q=abc, application/json;q=0.5')).toBe('text/json');
+      expect(responseType('text/json;q=1.5, application/json')).toBe('text/json');
+    });
+
+    it('skips a range given q=0 without excluding the type it names', () => {
+      expect(responseType('application/json;q=0, */*')).toBe('application/json');
+      expect(responseType('text/json;q=0, text/*')).toBe('text/json');
     });
 
     it('falls back to JSON, never refusing, when nothing named is written here', () => {
@@ -76,22 +81,39 @@ describe('WireFormats with the JSON codec', () => {
     });
 
     it('hands back the JSON codec with the chosen type', () => {
-      const format = formats.forResponse('text/json');
+      const format = formats.forResponse('text/json', undefined);
       expect(format.writer).toBe(json);
-      expect(format.writer.errorType).toBe('application/problem+json');
+      expect(format.mediaType).toBe('text/json');
+    });
+
+    it('never answers a success as problem details', () => {
+      expect(responseType('application/problem+json')).toBe('application/json');
     });
   });
 
   describe('forError', () => {
-    it('follows an Accept header that names a type specifically', () => {
+    it('follows the Accept header as a success does, */* included', () => {
       expect(errorType('text/json', 'application/json')).toBe('text/json');
       expect(errorType('application/json', 'text/json')).toBe('application/json');
       expect(errorType('text/*', 'application/json')).toBe('text/json');
+      expect(errorType('*/*', 'text/json')).toBe('application/json');
     });
 
-    it("falls back to the request body's media type when Accept names nothing specific", () => {
+    it('writes problem details only when the Accept header names them and prefers them', () => {
+      expect(errorType('application/problem+json', undefined)).toBe('application/problem+json');
+      expect(errorType('application/problem+json, application/json;q=0.5', undefined)).toBe(
+        'application/problem+json',
+      );
+      // On a tie the legacy type wins, being first.
+      expect(errorType('application/json, application/problem+json', undefined)).toBe(
+        'application/json',
+      );
+      expect(errorType('application/*', undefined)).toBe('application/json');
+      expect(errorType('*/*', undefined)).toBe('application/json');
+    });
+
+    it("falls back to the request body's media type when Accept is absent or matches nothing", () => {
       expect(errorType(undefined, 'text/json')).toBe('text/json');
-      expect(errorType('*/*', 'text/json')).toBe('text/json');
       expect(errorType('image/png', 'text/json')).toBe('text/json');
       expect(errorType(undefined, 'application/json')).toBe('application/json');
     });
@@ -116,7 +138,8 @@ describe('WireFormats with the JSON codec', () => {
 describe('WireFormats with JSON and a second writer after it', () => {
   const json = new JsonCodec();
   const formats = new WireFormats([json], [json, xmlLikeWriter]);
-  const responseType = (accept: string | undefined) => formats.forResponse(accept).mediaType;
+  const responseType = (accept: string | undefined, requestType?: string) =>
+    formats.forResponse(accept, requestType).mediaType;
 
   it('lets JSON win every tie, being first', () => {
     expect(responseType(undefined)).toBe('application/json');
@@ -129,14 +152,27 @@ describe('WireFormats with JSON and a second writer after it', () => {
     expect(responseType('application/xml')).toBe('application/xml');
     expect(responseType('text/xml')).toBe('text/xml');
     expect(responseType('application/json;q=0.5, application/xml')).toBe('application/xml');
-    expect(responseType('text/*, text/json;q=0.1')).toBe('text/xml');
+    expect(responseType('text/*, text/json;q=0.1')).toBe('text/json');
+    expect(responseType('text/xml;q=0.5, text/*')).toBe('text/json');
+    expect(responseType('application/xml;q=0.9, */*')).toBe('application/json');
   });
 
-  it("writes an error in the request's format when Accept names none specifically", () => {
-    expect(formats.forError('*/*', 'application/xml').mediaType).toBe('application/xml');
+  it("answers in the request's own format when Accept is absent or matches nothing, on a GET too", () => {
+    expect(responseType(undefined, 'text/xml')).toBe('text/xml');
+    expect(responseType('image/png', 'application/xml')).toBe('application/xml');
+    expect(responseType('*/*', 'application/xml')).toBe('application/json');
     expect(formats.forError(undefined, 'text/xml').mediaType).toBe('text/xml');
+    expect(formats.forError('*/*', 'application/xml').mediaType).toBe('application/json');
     expect(formats.forError('application/json', 'application/xml').mediaType).toBe(
       'application/json',
     );
+  });
+
+  it('answers a request media range in the first type written here that it names, as Web API', () => {
+    expect(responseType(undefined, 'text/*')).toBe('text/json');
+    expect(responseType(undefined, 'application/*')).toBe('application/json');
+    expect(responseType(undefined, '*/*')).toBe('application/json');
+    expect(responseType(undefined, 'image/*')).toBe('application/json');
+    expect(formats.forError(undefined, 'text/*').mediaType).toBe('text/json');
   });
 });

@@ -1,5 +1,8 @@
 import { type WireReader, type WireResponseFormat, type WireWriter } from './wire-codec';
 
+/** The request headers a response's format depends on, for `Vary`. */
+export const NEGOTIATED_BY = 'Accept, Content-Type';
+
 interface MediaRange {
   readonly type: string;
   readonly subtype: string;
@@ -15,8 +18,10 @@ function parseAccept(header: string): MediaRange[] {
     let q = 1;
     for (const parameter of parameters) {
       const [name, value] = parameter.split('=').map((text) => text.trim());
+      // As .NET read a q: a number as it is (1.5 outranks 1), an empty one dropping the range, any
+      // other text as no q at all.
       if (name.toLowerCase() === 'q')
-        q = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/.test(value) ? Number(value) : 0;
+        q = !value ? 0 : /^\d+(?:\.\d*)?$/.test(value) ? Number(value) : 1;
     }
     ranges.push({ type, subtype, q });
   }
@@ -32,63 +37,140 @@ function specificity(range: MediaRange, mediaType: string): number {
   return -1;
 }
 
-/** Formats the service writes, in the order that wins ties: JSON first, as Web API's formatter list. */
+/** A request's media type read as a range: itself, or for `type/*` and `*\/*` the types it names. */
+function asRange(mediaType: string): MediaRange {
+  const [type, subtype] = mediaType.split('/');
+  return { type, subtype, q: 1 };
+}
+
+/** A range's own specificity: `*\/*` 0, `type/*` 1, a media type 2. */
+const rangeSpecificity = (range: MediaRange) =>
+  range.type === '*' ? 0 : range.subtype === '*' ? 1 : 2;
+
+/** One writer as Web API saw a formatter: the media types it supports, in order. */
+interface WriterTypes {
+  readonly writer: WireWriter;
+  readonly mediaTypes: readonly string[];
+}
+
+interface AcceptMatch {
+  readonly format: WireResponseFormat;
+  readonly q: number;
+  readonly specificity: number;
+}
+
+/**
+ * Web API's DefaultContentNegotiator on the Accept header: its ranges sorted by q, then the more
+ * specific first, otherwise in header order; ranges of q=0 skipped (they exclude nothing). Each writer
+ * takes the first of its types that the first range matching any of them names. Then the best exact
+ * match wins, unless a `type/*` or then a `*\/*` match has a strictly higher q; on equal q, the
+ * earlier writer (JSON).
+ */
+function bestForAccept(
+  writers: readonly WriterTypes[],
+  ranges: readonly MediaRange[],
+): WireResponseFormat | undefined {
+  const sorted = ranges
+    .map((range, index) => ({ range, index }))
+    .filter(({ range }) => range.q > 0)
+    .sort(
+      (a, b) =>
+        b.range.q - a.range.q ||
+        rangeSpecificity(b.range) - rangeSpecificity(a.range) ||
+        a.index - b.index,
+    )
+    .map(({ range }) => range);
+  const bestBySpecificity: (AcceptMatch | undefined)[] = [];
+  for (const { writer, mediaTypes } of writers) {
+    const match = firstMatch(writer, mediaTypes, sorted);
+    const best = bestBySpecificity[match?.specificity ?? -1];
+    if (match && (!best || match.q > best.q)) bestBySpecificity[match.specificity] = match;
+  }
+  let chosen: AcceptMatch | undefined;
+  for (const match of [...bestBySpecificity].reverse())
+    if (match && (!chosen || match.q > chosen.q)) chosen = match;
+  return chosen?.format;
+}
+
+function firstMatch(
+  writer: WireWriter,
+  mediaTypes: readonly string[],
+  sortedRanges: readonly MediaRange[],
+): AcceptMatch | undefined {
+  for (const range of sortedRanges) {
+    for (const mediaType of mediaTypes) {
+      const level = specificity(range, mediaType);
+      if (level >= 0) return { format: { mediaType, writer }, q: range.q, specificity: level };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Formats the service writes, in the order that wins ties: JSON first, as Web API's formatter list.
+ * Errors may also be written in a writer's error-only types (`application/problem+json`), after its
+ * others, so a client gets one only when its Accept header names it.
+ */
 export class WireFormats {
   private readonly responseFormats: WireResponseFormat[];
+  private readonly responseWriters: WriterTypes[];
+  private readonly errorWriters: WriterTypes[];
 
   constructor(
     private readonly readers: readonly WireReader[],
     writers: readonly WireWriter[],
   ) {
+    this.responseWriters = writers.map((writer) => ({ writer, mediaTypes: writer.responseTypes }));
+    this.errorWriters = writers.map((writer) => ({
+      writer,
+      mediaTypes: [...writer.responseTypes, ...(writer.errorOnlyTypes ?? [])],
+    }));
     this.responseFormats = writers.flatMap((writer) =>
       writer.responseTypes.map((mediaType) => ({ mediaType, writer })),
     );
   }
 
-  /** The reader of a request media type (lower case, without parameters). */
+  /**
+   * The reader of a request media type (lower case, without parameters). A range (`*\/*`,
+   * `application/*`) gets the first reader of a type it names, as Web API's formatter lookup did.
+   */
   readerFor(mediaType: string): WireReader | undefined {
-    return this.readers.find((reader) => reader.requestTypes.includes(mediaType));
+    const range = asRange(mediaType);
+    return this.readers.find((reader) =>
+      reader.requestTypes.some((requestType) => specificity(range, requestType) >= 0),
+    );
+  }
+
+  /** Success bodies, chosen as Web API's content negotiator chose. Never 406. */
+  forResponse(
+    accept: string | undefined,
+    requestMediaType: string | undefined,
+  ): WireResponseFormat {
+    return this.choose(this.responseWriters, accept, requestMediaType);
+  }
+
+  /** Error bodies: the same choice, among the error formats. */
+  forError(accept: string | undefined, requestMediaType: string | undefined): WireResponseFormat {
+    return this.choose(this.errorWriters, accept, requestMediaType);
   }
 
   /**
-   * Picks the response format the way Web API's content negotiator does: the highest q, then the most
-   * specific range, then formatter order. `undefined` when the Accept header accepts nothing written here.
+   * The format the Accept header prefers; when it accepts nothing written here, or is absent, the
+   * request's own media type (`Content-Type: text/xml` gets XML, on a GET too), or for a range the
+   * first type written here that it names (`text/*` gets `text/json`), as Web API matched it; else
+   * JSON.
    */
-  private negotiate(
+  private choose(
+    writers: readonly WriterTypes[],
     accept: string | undefined,
-  ): { format: WireResponseFormat; specificity: number } | undefined {
-    if (!accept) return undefined;
-    const ranges = parseAccept(accept);
-    let best: { format: WireResponseFormat; q: number; specificity: number } | undefined;
-    for (const format of this.responseFormats) {
-      let match: { q: number; specificity: number } | undefined;
-      for (const range of ranges) {
-        const level = specificity(range, format.mediaType);
-        if (level >= 0 && (!match || level > match.specificity))
-          match = { q: range.q, specificity: level };
-      }
-      if (!match || match.q === 0) continue;
-      if (
-        !best ||
-        match.q > best.q ||
-        (match.q === best.q && match.specificity > best.specificity)
-      ) {
-        best = { format, ...match };
-      }
-    }
-    return best;
-  }
-
-  /** Success bodies: the Accept header, else the first format (JSON). Never 406. */
-  forResponse(accept: string | undefined): WireResponseFormat {
-    return this.negotiate(accept)?.format ?? this.responseFormats[0];
-  }
-
-  /** Error bodies: a media type the Accept header names, else the request body's own format, else JSON. */
-  forError(accept: string | undefined, requestMediaType: string | undefined): WireResponseFormat {
-    const byAccept = this.negotiate(accept);
-    if (byAccept && byAccept.specificity > 0) return byAccept.format;
-    const byBody = this.responseFormats.find((format) => format.mediaType === requestMediaType);
-    return byBody ?? this.responseFormats[0];
+    requestMediaType: string | undefined,
+  ): WireResponseFormat {
+    const requestRange = requestMediaType === undefined ? undefined : asRange(requestMediaType);
+    return (
+      (accept ? bestForAccept(writers, parseAccept(accept)) : undefined) ??
+      (requestRange &&
+        this.responseFormats.find(({ mediaType }) => specificity(requestRange, mediaType) >= 0)) ??
+      this.responseFormats[0]
+    );
   }
 }

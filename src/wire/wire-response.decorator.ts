@@ -113,7 +113,10 @@ const ERROR_DESCRIPTIONS = {
 
 export type WireErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
 
-/** Documents the error answers of a route, each as problem details and as a legacy XML Error. */
+/**
+ * Documents the error answers of a route: JSON with the legacy members and RFC 9457's, under the
+ * negotiated JSON type or `application/problem+json` when asked for, and the legacy XML Error.
+ */
 export const WireErrors = (...statuses: WireErrorStatus[]) =>
   applyDecorators(
     ApiExtraModels(ProblemDetailsSchema, LegacyErrorSchema),
@@ -124,7 +127,9 @@ export const WireErrors = (...statuses: WireErrorStatus[]) =>
             status,
             description: ERROR_DESCRIPTIONS[status],
             content: {
-              ...contentOf([PROBLEM_JSON], { $ref: getSchemaPath(ProblemDetailsSchema) }),
+              ...contentOf([...JSON_MEDIA_TYPES, PROBLEM_JSON], {
+                $ref: getSchemaPath(ProblemDetailsSchema),
+              }),
               ...contentOf(XML_MEDIA_TYPES, { $ref: getSchemaPath(LegacyErrorSchema) }),
             },
           }),

@@ -9,9 +9,9 @@ import { Reflector } from '@nestjs/core';
 import { type Request, type Response } from 'express';
 import { from, mergeMap, type Observable, of, switchMap } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { readWireBody } from './wire-body';
+import { readWireBody, requestMediaType } from './wire-body';
 import { wireModelOf } from './wire-model';
-import { WireFormats } from './wire-negotiation';
+import { NEGOTIATED_BY, WireFormats } from './wire-negotiation';
 import { WIRE_RESPONSE, type WireResponseOptions } from './wire-response.decorator';
 import { RepresentationCache, strongEtagOf, VersionedBody } from './versioned-body';
 
@@ -63,10 +63,10 @@ export class WireInterceptor implements NestInterceptor {
     result: unknown,
   ): Promise<unknown> {
     if (result === undefined || result === null) return result;
-    const format = this.formats.forResponse(request.headers.accept);
+    const format = this.formats.forResponse(request.headers.accept, requestMediaType(request));
     const encode = (value: object) => format.writer.encode(wireModelOf(declared.type), value);
     response.setHeader('Content-Type', `${format.mediaType}; charset=utf-8`);
-    response.setHeader('Vary', 'Accept');
+    response.setHeader('Vary', NEGOTIATED_BY);
     const conditional = request.method === 'GET' || request.method === 'HEAD';
     if (result instanceof VersionedBody) {
       const cached = await this.representations.get(
@@ -75,11 +75,11 @@ export class WireInterceptor implements NestInterceptor {
         encode,
       );
       if (conditional) response.setHeader('ETag', cached.etag);
-      // The cached bytes, as they are (WireExpressAdapter); Express answers 304 when they are fresh.
+      // The cached bytes, as they are; WireExpressAdapter answers 304 when the client holds them.
       return cached.bytes;
     }
     const text = encode(result);
-    // Express answers 304 by itself when an If-None-Match matches the ETag set here.
+    // WireExpressAdapter answers 304 when an If-None-Match names the ETag set here.
     if (conditional && !response.hasHeader('ETag')) response.setHeader('ETag', strongEtagOf(text));
     return text;
   }

@@ -87,16 +87,18 @@ export function expectNoLeak(text: string): void {
 }
 
 /**
- * An RFC 9457 problem in JSON with the legacy Web API members; `ModelState` is required on a 400 that
+ * A JSON error in the legacy type, with the legacy Web API members and the RFC 9457 ones; `ModelState` is required on a 400 that
  * reports request validation (the default for 400).
  */
 export function expectProblem(
   response: HttpResult,
   status: number,
-  options: { modelState?: boolean } = {},
+  options: { modelState?: boolean; mediaType?: string } = {},
 ): Record<string, unknown> {
   expect(response.status).toBe(status);
-  expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+  expect(response.headers['content-type']).toBe(
+    `${options.mediaType ?? 'application/json'}; charset=utf-8`,
+  );
   expectNoLeak(response.text);
   const body = JSON.parse(response.text) as Record<string, unknown>;
   expect(body).toEqual(
@@ -131,16 +133,18 @@ export interface RawRequest {
 
 /**
  * A request exactly as described, for what supertest would change: a body without a Content-Type, a
- * chunked body. Resolves with the response even when the server stops reading the body early.
+ * chunked body, a path with dot segments or backslashes (sent as written, not resolved). Resolves
+ * with the response even when the server stops reading the body early.
  */
 export function rawRequest(baseUrl: string, spec: RawRequest): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
-    const url = new URL(spec.path, baseUrl);
+    const url = new URL(baseUrl);
     const headers: Record<string, string> = { ...spec.headers };
     if (spec.body !== undefined && !spec.chunked)
       headers['Content-Length'] = String(Buffer.byteLength(spec.body));
     let answered = false;
-    const outgoing = httpRequest(url, { method: spec.method, headers }, (response) => {
+    const options = { method: spec.method, path: spec.path, headers };
+    const outgoing = httpRequest(url, options, (response) => {
       answered = true;
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
