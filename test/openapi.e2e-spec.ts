@@ -69,11 +69,36 @@ describe('the OpenAPI document', () => {
       '500',
       '503',
     ]);
-    expect(Object.keys(update.responses['409'].content).sort()).toEqual([
-      'application/problem+json',
-      'application/xml',
-      'text/xml',
-    ]);
+    // Every error of every operation: JSON in the legacy type a .NET client reads (or text/json), as
+    // problem details when asked for, all one body; the legacy Error in XML.
+    const problem = { $ref: '#/components/schemas/ProblemDetails' };
+    const legacyError = { $ref: '#/components/schemas/LegacyError' };
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item as Json)) {
+        for (const [status, response] of Object.entries((operation as Json).responses as Json)) {
+          if (Number(status) < 400 || path.startsWith('/health/')) continue;
+          const schemaByType = Object.fromEntries(
+            Object.entries((response as Json).content as Json).map(([type, media]) => [
+              type,
+              (media as Json).schema as unknown,
+            ]),
+          );
+          expect({ operation: `${method} ${path} ${status}`, schemaByType }).toEqual({
+            operation: `${method} ${path} ${status}`,
+            schemaByType: {
+              'application/json': problem,
+              'text/json': problem,
+              'application/problem+json': problem,
+              'application/xml': legacyError,
+              'text/xml': legacyError,
+            },
+          });
+        }
+      }
+    }
+    expect((document.components!.schemas as Json).ProblemDetails.description).toMatch(
+      /application\/json by default/,
+    );
     for (const path of [
       '/api/Requirement/GetRequirements',
       '/api/Transaction/GetTransaction/{transaction_id}',
@@ -117,20 +142,30 @@ describe('the OpenAPI document', () => {
       maximum: 100000,
       nullable: true,
     });
-    expect(transaction.properties.sellingprice).toMatchObject({
+    // [Range(1, 100000000)] after rounding half to even: 0.5 is out (it rounds to 0), 100000000.5 in.
+    expect(transaction.properties.sellingprice).toEqual({
       type: 'number',
       format: 'decimal',
-      minimum: 1,
-      maximum: 100000000,
-      multipleOf: 0.0001,
+      minimum: 0.5,
+      exclusiveMinimum: true,
+      maximum: 100000000.5,
+      exclusiveMaximum: false,
+      nullable: true,
+    });
+    // Any .NET decimal, at any precision.
+    expect(transaction.properties.discount).toEqual({
+      type: 'number',
+      format: 'decimal',
+      nullable: true,
     });
     expect(transaction.properties.reservationdate).toEqual({
       type: 'string',
       format: 'date-time',
       nullable: true,
     });
-    expect(transaction.properties.financetype).toMatchObject({ type: 'string', maxLength: 255 });
-    expect(transaction.properties.financetype.nullable).toBe(false);
+    // Only the text UpdateAgents stores is bounded, by its column; other text, as the legacy's, is not.
+    expect(transaction.properties.brokername).toMatchObject({ type: 'string', maxLength: 4000 });
+    expect(transaction.properties.financetype).toEqual({ type: 'string', nullable: false });
     expect(transaction.properties.requirements).toMatchObject({
       type: 'array',
       items: { $ref: '#/components/schemas/RequirementAcquisition' },
@@ -190,7 +225,7 @@ export async function callEveryOperation(): Promise<unknown[]> {
   const update = await client.POST('/api/Transaction/UpdateAgents', {
     body: { transaction_id: 1001, financetype: 'Cash', brokerid: 12, brokername: null },
   });
-  const problem = update.error;
+  const problem: string | undefined = update.error?.Message;
   // @ts-expect-error financetype is required
   await client.POST('/api/Transaction/UpdateAgents', { body: { transaction_id: 1001 } });
   // @ts-expect-error brokerid is an integer

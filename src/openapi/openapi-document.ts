@@ -10,8 +10,9 @@ import { XML_MEDIA_TYPES, XmlCodec } from '../wire/xml.codec';
 const DESCRIPTION =
   'Property sales transactions and their document requirements. Every operation speaks JSON ' +
   '(application/json, text/json) and XML (application/xml, text/xml, DataContractSerializer shapes), and ' +
-  'takes form posts; errors are application/problem+json with the legacy Message and ModelState members, ' +
-  'or the legacy XML Error.';
+  'takes form posts. Errors are negotiated the same way: JSON errors (application/json by default, ' +
+  'text/json, or application/problem+json when Accept asks for it) carry the legacy Message and ' +
+  'ModelState members with the RFC 9457 ones; XML errors are the legacy Error.';
 
 /** Object keys sorted, except schema `properties`, whose order is the JSON member order of the wire. */
 function canonical(value: unknown, parentKey?: string): unknown {
