@@ -29,6 +29,20 @@ const config = {
       moduleFileExtensions: ['ts', 'js', 'json'],
       transform,
     },
+    // Records the legacy service's answers (npm run parity:record); only with a legacy service to ask.
+    ...(process.env.PARITY_LEGACY_URL
+      ? [
+          {
+            displayName: 'parity-record',
+            testEnvironment: 'node',
+            rootDir: '.',
+            roots: ['<rootDir>/test/parity'],
+            testRegex: 'record\\.ts$',
+            moduleFileExtensions: ['ts', 'js', 'json'],
+            transform,
+          },
+        ]
+      : []),
   ],
 };
 
