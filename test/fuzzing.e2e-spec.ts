@@ -111,9 +111,9 @@ const UPDATE_AGENTS = ROUTES[0];
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const ROUTE_PATTERNS = ROUTES.map((route) => ({
   route,
-  // Case-insensitive, an optional trailing slash, the id one raw segment (CONTRACT §1).
+  // Case-insensitive, any slashes after the last segment, the id one raw segment (CONTRACT §1).
   pattern: new RegExp(
-    `^${escapeRegExp(route.path)}${route.withId ? '/([^/]+)' : route.legacyAction ? '(?:/[^/]+)?' : ''}/?$`,
+    `^${escapeRegExp(route.path)}${route.withId ? '/([^/]+)' : route.legacyAction ? '(?:/[^/]+)?' : ''}/*$`,
     'i',
   ),
 }));

@@ -281,6 +281,46 @@ describeOnEachDatabase('HTTP contract', (context: SuiteContext) => {
       }
     });
 
+    it('reads JSON and XML bodies as UTF-8 or UTF-16 only, refusing bytes that are not text in them', async () => {
+      const name = 'José Müller';
+      const json = updateBody({ brokerid: 31, brokername: name });
+      // Latin-1 bytes, with or without their charset: the legacy read them as UTF-8 and refused them.
+      for (const contentType of ['application/json', 'application/json; charset=iso-8859-1']) {
+        const response = await rawRequest(context.running.baseUrl, {
+          method: 'POST',
+          path: '/api/Transaction/UpdateAgents',
+          headers: { 'Content-Type': contentType },
+          body: Buffer.from(json, 'latin1'),
+        });
+        const body = expectProblem(response, 400);
+        expect({ contentType, keys: Object.keys(body.ModelState as object) }).toEqual({
+          contentType,
+          keys: ['transaction'],
+        });
+      }
+      const unchanged = await context.http.get('/api/Transaction/GetTransaction/1').expect(200);
+      expect(unchanged.body.brokername).not.toBe(name);
+      // The same text in UTF-16, by its charset, is stored as sent.
+      const utf16 = await rawRequest(context.running.baseUrl, {
+        method: 'POST',
+        path: '/api/Transaction/UpdateAgents',
+        headers: { 'Content-Type': 'application/json; charset=utf-16' },
+        body: Buffer.from(json, 'utf16le'),
+      });
+      expect(utf16.status).toBe(204);
+      const stored = await context.http.get('/api/Transaction/GetTransaction/1').expect(200);
+      expect(stored.body.brokername).toBe(name);
+      // An XML declaration naming another encoding than the body's is refused, as the legacy did.
+      const xml = await context.http
+        .post('/api/Transaction/UpdateAgents')
+        .set('Content-Type', 'application/xml')
+        .set('Accept', 'application/json')
+        .send(
+          '<?xml version="1.0" encoding="utf-16"?><Transaction><transaction_id>1</transaction_id><financetype>Cash</financetype></Transaction>',
+        );
+      expect(Object.keys(expectProblem(xml, 400).ModelState as object)).toEqual(['transaction']);
+    });
+
     it('reads a Content-Type as the legacy did: white space around the slash, parameters without a value', async () => {
       // Each as the legacy answered it.
       for (const [contentType, status] of [

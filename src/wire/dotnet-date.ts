@@ -73,6 +73,8 @@ function partsOf(
 // Json.NET's Microsoft dates: milliseconds since 1970 UTC, the offset only says how it was shown.
 const MICROSOFT_DATE = /^\/Date\((-?\d{1,15})(?:[+-]\d{4})?\)\/$/;
 
+export const isMicrosoftDate = (text: string) => MICROSOFT_DATE.test(text);
+
 export function parseMicrosoftDate(text: string): Date | undefined {
   const match = MICROSOFT_DATE.exec(text);
   if (!match) return undefined;

@@ -37,8 +37,10 @@ function bind(model: WireModel, source: Record<string, unknown>): BoundRecord {
   for (const [name, value] of Object.entries(source)) {
     const member = memberNamed(model, name);
     if (!member) continue;
-    if (member.kind !== 'list') bound[member.name] = JSON_DIALECT[member.kind](value);
-    else if (Array.isArray(value)) {
+    if (member.kind !== 'list') {
+      const read = JSON_DIALECT[member.kind](value);
+      bound[member.name] = read instanceof UnreadableValue ? read.sentAs(name) : read;
+    } else if (Array.isArray(value)) {
       const itemModel = wireModelOf(member.item());
       bound[member.name] = value.map((item: unknown) =>
         isPlainObject(item) ? bind(itemModel, item) : item,
@@ -71,6 +73,7 @@ function toJsonValue(model: WireModel, record: object): Record<string, unknown> 
  */
 export class JsonCodec implements WireReader, WireWriter {
   readonly requestTypes = JSON_MEDIA_TYPES;
+  readonly strictEncodings = true;
   readonly responseTypes = JSON_MEDIA_TYPES;
   readonly errorOnlyTypes = [PROBLEM_JSON];
 

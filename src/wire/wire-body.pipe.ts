@@ -21,7 +21,8 @@ export class WireBodyPipe implements PipeTransform {
     }
     let bound: Record<string, unknown>;
     try {
-      bound = value.reader.decode(value.text, model);
+      const { text, encoding } = value.decode();
+      bound = value.reader.decode(text, model, encoding);
     } catch (error) {
       if (error instanceof MalformedBodyError)
         throw RequestValidationError.ofBody(model.parameterName, ...error.reasons);

@@ -2,15 +2,27 @@ import { type IncomingMessage } from 'node:http';
 import { TextDecoder } from 'node:util';
 import getRawBody from 'raw-body';
 import { type WireReader } from './wire-codec';
-import { PayloadTooLargeError, UnsupportedMediaTypeError } from './wire-errors';
+import { MalformedBodyError, PayloadTooLargeError, UnsupportedMediaTypeError } from './wire-errors';
 import { type WireFormats } from './wire-negotiation';
 
-/** A request body read as text, with the reader that will parse it once the pipe knows the model. */
+/** A body's text and the encoding its bytes were read in. */
+export interface BodyText {
+  readonly text: string;
+  readonly encoding: string;
+}
+
+/** A request body's bytes, with the reader that will parse them once the pipe knows the model. */
 export class RawWireBody {
   constructor(
     readonly reader: WireReader,
-    readonly text: string,
+    private readonly bytes: Buffer,
+    private readonly charset: string | undefined,
   ) {}
+
+  /** The body as text, decoded as Web API did; throws MalformedBodyError when the bytes are not. */
+  decode(): BodyText {
+    return decodeBody(this.bytes, this.charset, this.reader.strictEncodings);
+  }
 }
 
 // RFC 7230's token and quoted-string, and the optional white space .NET's header parser skipped.
@@ -86,7 +98,7 @@ export async function readWireBody(
       length: request.headers['content-length'],
       limit: limitBytes,
     });
-    return new RawWireBody(reader, decodeBody(bytes, charset));
+    return new RawWireBody(reader, bytes, charset);
   } catch (error) {
     if (isReadError(error) && error.type === 'entity.too.large')
       throw new PayloadTooLargeError(limitBytes);
@@ -94,22 +106,32 @@ export async function readWireBody(
   }
 }
 
+function byteOrderMark(bytes: Buffer): string | undefined {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  return undefined;
+}
+
 /**
- * A body's text as Web API decoded it: by its byte order mark, else its charset, else UTF-8, also
- * for a charset it did not know. A UTF-8 or UTF-16 byte order mark is not part of the text.
+ * A body's text as Web API decoded it, by its byte order mark first (which is not part of the text).
+ * A strict reader, as the JSON and XML formatters were, knows UTF-8 and UTF-16 only: another charset
+ * is read as UTF-8, and bytes that are not text in the encoding refuse the body. Otherwise the body is
+ * decoded by its charset, else as UTF-8, replacing what does not decode.
  */
-function decodeBody(bytes: Buffer, charset: string | undefined): string {
-  const byOrderMark =
-    bytes[0] === 0xff && bytes[1] === 0xfe
-      ? 'utf-16le'
-      : bytes[0] === 0xfe && bytes[1] === 0xff
-        ? 'utf-16be'
-        : undefined;
+function decodeBody(bytes: Buffer, charset: string | undefined, strict = false): BodyText {
+  const named = charset?.toLowerCase();
+  let encoding = byteOrderMark(bytes);
+  if (strict) encoding ??= named === 'utf-16' ? 'utf-16le' : 'utf-8';
   let decoder: TextDecoder;
   try {
-    decoder = new TextDecoder(byOrderMark ?? charset ?? 'utf-8');
+    decoder = new TextDecoder(encoding ?? named ?? 'utf-8', { fatal: strict });
   } catch {
     decoder = new TextDecoder('utf-8');
   }
-  return decoder.decode(bytes);
+  try {
+    return { text: decoder.decode(bytes), encoding: decoder.encoding };
+  } catch {
+    throw new MalformedBodyError(`The request body is not ${decoder.encoding.toUpperCase()} text.`);
+  }
 }

@@ -27,8 +27,16 @@ export interface WireResponseFormat {
 export interface WireReader {
   /** Request media types it reads, lower case. */
   readonly requestTypes: readonly string[];
-  /** Parses and binds a body; throws MalformedBodyError when it cannot. */
-  decode(text: string, model: WireModel): BoundRecord;
+  /**
+   * Bodies are read as the legacy formatter's supported encodings only, UTF-8 and UTF-16, and bytes
+   * that are not text in them refuse the body; otherwise any charset is decoded, leniently.
+   */
+  readonly strictEncodings?: boolean;
+  /**
+   * Parses and binds a body decoded from `encoding` (a WHATWG encoding name, `utf-8` when read from
+   * elsewhere); throws MalformedBodyError when it cannot.
+   */
+  decode(text: string, model: WireModel, encoding?: string): BoundRecord;
   /** Parses and binds a collection document (`ArrayOf…` in XML, an array in JSON), for data import. */
   decodeList?(text: string, model: WireModel): BoundRecord[];
 }

@@ -1,4 +1,4 @@
-import { parseDotNetDate, parseMicrosoftDate, parseXsdDate } from './dotnet-date';
+import { isMicrosoftDate, parseDotNetDate, parseMicrosoftDate, parseXsdDate } from './dotnet-date';
 import {
   ExactDecimal,
   FLOAT_STYLE,
@@ -21,7 +21,14 @@ export class UnreadableValue {
     readonly raw: unknown,
     /** Json.NET's reader itself failed on it, and the legacy reported the whole record as well. */
     readonly failsRecord = false,
+    /** The member's name as the client spelled it, where that keys the legacy's report. */
+    readonly sentName?: string,
   ) {}
+
+  /** The same value, reported under the member's name as the client spelled it. */
+  sentAs(name: string): UnreadableValue {
+    return new UnreadableValue(this.raw, this.failsRecord, name);
+  }
 }
 
 /**
@@ -80,8 +87,20 @@ const isJsonNumber = (value: unknown): value is number | JsonNumeral =>
 const textOf = (value: number | JsonNumeral) =>
   typeof value === 'number' ? String(value) : value.text;
 
-/** Json.NET 6 with Web API's default settings. */
-export const JSON_DIALECT: WireDialect = {
+/**
+ * A numeral with a fraction or an exponent past a double's range (`1e400`): Json.NET's reader read it
+ * as a double and stopped there, whatever the member's type. JSON.parse reads it as Infinity.
+ */
+function overflowsDouble(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  return (
+    value instanceof JsonNumeral &&
+    /^[^xX]*[.eE]/.test(value.text) &&
+    !Number.isFinite(Number(value.text))
+  );
+}
+
+const JSON_READERS: WireDialect = {
   int: (value) => {
     if (value === null || value === '') return null;
     if (isJsonNumber(value)) {
@@ -149,9 +168,23 @@ export const JSON_DIALECT: WireDialect = {
   date: (value) => {
     if (value === null || value === '') return null;
     if (typeof value !== 'string') return new UnreadableValue(value);
-    return orUnreadable(parseMicrosoftDate(value.trim()) ?? parseDotNetDate(value), value);
+    const text = value.trim();
+    // Json.NET read a Microsoft date with the document: one past DateTime's range stopped the reader.
+    if (isMicrosoftDate(text)) return orUnreadable(parseMicrosoftDate(text), value, true);
+    return orUnreadable(parseDotNetDate(value), value);
   },
 };
+
+/** Json.NET 6 with Web API's default settings. */
+export const JSON_DIALECT: WireDialect = Object.fromEntries(
+  Object.entries(JSON_READERS).map(([kind, read]) => [
+    kind,
+    (value: unknown) =>
+      overflowsDouble(value)
+        ? new UnreadableValue(textOf(value as number | JsonNumeral), true)
+        : read(value),
+  ]),
+) as WireDialect;
 
 /** DataContractSerializer, through XmlConvert: the text of an element. */
 export const XML_DIALECT: WireDialect = {

@@ -143,7 +143,8 @@ export class WireExceptionFilter implements ExceptionFilter {
         status: 404,
         code: 'route_not_found',
         title: 'Not found',
-        message: `No HTTP resource was found that matches the request URI '${quoteUrl(request.originalUrl)}'.`,
+        // The URI as the legacy's routing read it: escapes of plain characters and dot segments resolved.
+        message: `No HTTP resource was found that matches the request URI '${quoteUrl(request.url)}'.`,
       },
     };
   }

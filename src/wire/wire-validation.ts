@@ -14,12 +14,18 @@ function collectMessages(
 ): void {
   for (const error of errors) {
     if (!error.constraints) continue;
-    const key = `${path}.${error.property}`;
+    const unreadable = error.value instanceof UnreadableValue ? error.value : undefined;
+    // A value the reader could not convert is keyed by its name as sent, as Json.NET's path was.
+    const key = `${path}.${unreadable?.sentName ?? error.property}`;
     const messages = Object.values(error.constraints);
     into[key] = messages;
-    // Where Json.NET's reader itself failed, the legacy also reported the record as a whole.
-    if (error.value instanceof UnreadableValue && error.value.failsRecord)
-      into[root] = [...(into[root] ?? []), ...messages];
+    // Where Json.NET's reader itself failed, the legacy also reported each list holding the record
+    // (`transaction.requirements`) and the record as a whole.
+    if (unreadable?.failsRecord) {
+      const lists = [...path.matchAll(/\[\d+\]/g)].map((index) => path.slice(0, index.index));
+      for (const enclosing of [root, ...lists])
+        into[enclosing] = [...(into[enclosing] ?? []), ...messages];
+    }
   }
 }
 

@@ -80,7 +80,30 @@ function toElement(name: string, node: Xml2jsNode): XmlElement {
   return { name, text: node._ ?? '', nil, children };
 }
 
-function parseRoot(text: string): XmlElement {
+// The encodings an XML declaration may name, as the legacy's text reader knew them.
+const DECLARED_ENCODINGS: Readonly<Record<string, readonly string[]>> = {
+  'utf-8': ['utf-8'],
+  'utf-16': ['utf-16le', 'utf-16be'],
+  'utf-16le': ['utf-16le'],
+};
+const DECLARED_ENCODING = /^\s*<\?xml\s[^?]*?\bencoding\s*=\s*(["'])(.*?)\1/;
+
+/** The legacy refused a declaration naming another encoding than the one the body was sent in. */
+function checkDeclaredEncoding(text: string, encoding: string): void {
+  const declared = DECLARED_ENCODING.exec(text)?.[2];
+  if (declared === undefined) return;
+  const readAs = DECLARED_ENCODINGS[declared.toLowerCase()];
+  if (!readAs)
+    throw new MalformedBodyError(`The XML declaration names an unsupported encoding, ${declared}.`);
+  if (!readAs.includes(encoding)) {
+    throw new MalformedBodyError(
+      `The XML declaration names ${declared}, but the body was sent in ${encoding.toUpperCase()}.`,
+    );
+  }
+}
+
+function parseRoot(text: string, encoding = 'utf-8'): XmlElement {
+  checkDeclaredEncoding(text, encoding);
   checkStructure(text);
   const parser = new Parser({
     explicitRoot: true,
@@ -166,6 +189,7 @@ function scalarText(value: unknown): string {
 /** DataContractSerializer's output: no declaration, ordinal member order, `i:nil`, wrapped lists. */
 export class XmlCodec implements WireReader, WireWriter {
   readonly requestTypes = XML_MEDIA_TYPES;
+  readonly strictEncodings = true;
   readonly responseTypes = XML_MEDIA_TYPES;
   private readonly rootAttributes: string;
 
@@ -173,8 +197,8 @@ export class XmlCodec implements WireReader, WireWriter {
     this.rootAttributes = ` xmlns:i="${XML_SCHEMA_INSTANCE}" xmlns="${escapeText(namespace).replace(/"/g, '&quot;')}"`;
   }
 
-  decode(text: string, model: WireModel): BoundRecord {
-    const root = parseRoot(text);
+  decode(text: string, model: WireModel, encoding?: string): BoundRecord {
+    const root = parseRoot(text, encoding);
     if (root.name !== model.name)
       throw new MalformedBodyError(`The root element must be ${model.name}.`);
     return bindRecord(model, root);

@@ -252,6 +252,19 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
     answer: { status: 204 },
   },
   {
+    cases: [
+      'JSON a member given twice: the earlier is invalid',
+      'JSON a member given twice in a requirements item',
+    ],
+    behaviour: 'A member given twice, an unreadable value first and a valid one later',
+    legacy: '400 on the earlier value',
+    ours: 'the later value, as for any member given twice: 204',
+    why: 'Valid JSON is parsed by JSON.parse, which keeps only the last of a repeated name; more lenient, never stricter.',
+    decided: 'README (CONTRACT §6: never stricter)',
+    legacyAnswer: { status: 400 },
+    answer: { status: 204 },
+  },
+  {
     cases: ['JSON a member after one the reader failed on'],
     behaviour: 'A member following one Json.NET could not read (`1e30` for a decimal)',
     legacy: 'the member’s error, but no error on `transaction`',

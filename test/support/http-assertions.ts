@@ -127,7 +127,7 @@ export interface RawRequest {
   readonly path: string;
   readonly headers?: Record<string, string>;
   /** Sent as is; with `chunked`, in pieces without a Content-Length. */
-  readonly body?: string;
+  readonly body?: string | Buffer;
   readonly chunked?: boolean;
 }
 

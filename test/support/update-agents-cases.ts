@@ -76,15 +76,19 @@ const memberRefusal = (rules: ModelState, unreadable: readonly Unreadable[]): Mo
   ...Object.fromEntries(unreadable.map(({ key, message }) => [key, [message]])),
 });
 
-/** Json.NET: where its reader failed, the legacy reported the whole record as well. */
+/**
+ * Json.NET: where its reader failed, the legacy reported the whole record as well, and the list
+ * holding the item it failed in (`transaction.requirements`).
+ */
 const jsonRefusal = (rules: ModelState, unreadable: readonly Unreadable[]): ModelState => {
-  const stoppedReader = unreadable.filter((value) => value.stopsJsonReader);
-  return {
-    ...memberRefusal(rules, unreadable),
-    ...(stoppedReader.length > 0 && {
-      transaction: stoppedReader.map(({ message }) => message),
-    }),
-  };
+  const refusal = memberRefusal(rules, unreadable);
+  for (const { key, message, stopsJsonReader } of unreadable) {
+    if (!stopsJsonReader) continue;
+    const list = /^(.*)\[\d+\]\./.exec(key)?.[1];
+    for (const enclosing of ['transaction', ...(list ? [list] : [])])
+      refusal[enclosing] = [...(refusal[enclosing] ?? []), message];
+  }
+  return refusal;
 };
 
 /**
