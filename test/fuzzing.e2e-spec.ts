@@ -4,10 +4,10 @@ import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { AGENT_CHAIN_FIELDS } from '../src/transaction/agent-chain';
 import { TransactionDto } from '../src/transaction/dto/transaction.dto';
 import { UpdateAgentsDto } from '../src/transaction/dto/update-agents.dto';
-import { formatWireDate } from '../src/wire/wire-date';
-import { INT32_MAX, INT32_MIN } from '../src/wire/wire-dialects';
-import { wireModelOf } from '../src/wire/wire-model';
-import { XML_SCHEMA_INSTANCE } from '../src/wire/xml.codec';
+import { formatWireDate } from '../src/wire';
+import { INT32_MAX, INT32_MIN } from '../src/wire';
+import { wireModelOf } from '../src/wire';
+import { XML_SCHEMA_INSTANCE } from '../src/wire';
 import { encodeForm, encodeXml, type FormListStyle } from './support/client-encoding';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { describeOnEachDatabase } from './support/test-app';
@@ -111,9 +111,10 @@ const UPDATE_AGENTS = ROUTES[0];
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const ROUTE_PATTERNS = ROUTES.map((route) => ({
   route,
-  // Case-insensitive, any slashes after the last segment, the id one raw segment (CONTRACT §1).
+  // Case-insensitive, the id one raw segment, an optional trailing slash; after an API route's last
+  // segment, any number of slashes, as the legacy's routing read them (CONTRACT §1).
   pattern: new RegExp(
-    `^${escapeRegExp(route.path)}${route.withId ? '/([^/]+)' : route.legacyAction ? '(?:/[^/]+)?' : ''}/*$`,
+    `^${escapeRegExp(route.path)}${route.withId ? '/([^/]+)' : route.legacyAction ? '(?:/[^/]+)?' : ''}${route.path.startsWith('/api/') ? '/*' : '/?'}$`,
     'i',
   ),
 }));
