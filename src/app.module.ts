@@ -9,7 +9,7 @@ import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { RequirementModule } from './requirement/requirement.module';
 import { TransactionModule } from './transaction/transaction.module';
-import { WireModule } from './wire/wire.module';
+import { WireModule } from './wire';
 
 @Module({})
 export class AppModule {

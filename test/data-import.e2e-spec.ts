@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TransactionDto } from '../src/transaction/dto/transaction.dto';
-import { wireModelOf } from '../src/wire/wire-model';
+import { wireModelOf } from '../src/wire';
 import { CATALOGUE, textOfLength, transactionRecord } from './support/fixtures';
 import { type CommandResult, IMPORT_MAIN, runNode } from './support/processes';
 import { describeOnEachDatabase, type SuiteContext } from './support/test-app';

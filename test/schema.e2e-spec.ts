@@ -1,5 +1,6 @@
 import { DataSource, type MigrationInterface } from 'typeorm';
 import { loadAppConfig } from '../src/config/app-config';
+import { APP_ENTITIES } from '../src/app.entities';
 import { dataSourceOptions } from '../src/database/data-source-options';
 import { WideTextColumns1795411875242 as MysqlWideTextColumns } from '../src/database/migrations/mysql/1795411875242-WideTextColumns';
 import { WideTextColumns1795411873512 as SqliteWideTextColumns } from '../src/database/migrations/sqlite/1795411873512-WideTextColumns';
@@ -9,8 +10,8 @@ import { TransactionDto } from '../src/transaction/dto/transaction.dto';
 import { AgentAssignmentEntity } from '../src/transaction/entities/agent-assignment.entity';
 import { TransactionRequirementEntity } from '../src/transaction/entities/transaction-requirement.entity';
 import { TransactionEntity } from '../src/transaction/entities/transaction.entity';
-import { wireModelOf } from '../src/wire/wire-model';
-import { pickWireScalars } from '../src/wire/wire-record';
+import { wireModelOf } from '../src/wire';
+import { pickWireScalars } from '../src/wire';
 import { textOfLength, transactionRecord } from './support/fixtures';
 import {
   createTestDatabase,
@@ -27,7 +28,10 @@ describe.each(testDatabaseKinds())('schema on %s', (kind) => {
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     const config = loadAppConfig({ DATABASE_URL: database.url }, { serving: false });
-    dataSource = new DataSource({ ...dataSourceOptions(config.database), migrationsRun: false });
+    dataSource = new DataSource({
+      ...dataSourceOptions(config.database, APP_ENTITIES),
+      migrationsRun: false,
+    });
     await dataSource.initialize();
   });
 
@@ -92,7 +96,7 @@ describe.each(testDatabaseKinds())('widening text columns on %s', (kind) => {
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     const config = loadAppConfig({ DATABASE_URL: database.url }, { serving: false });
-    const options = dataSourceOptions(config.database);
+    const options = dataSourceOptions(config.database, APP_ENTITIES);
     const migrations = options.migrations as Array<new () => MigrationInterface>;
     // The schema before the widening, holding data at the previous columns' full length.
     const previous = new DataSource({

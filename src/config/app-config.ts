@@ -1,6 +1,6 @@
 import bytes from 'bytes';
+import { DateTime } from 'luxon';
 import { isAbsolute, resolve } from 'node:path';
-import { isValidTimeZone } from '../wire/wire-date';
 
 export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly path: string; readonly demoData: boolean }
@@ -336,7 +336,7 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
   const timeZone = reader.text('APP_TIMEZONE', 'UTC').trim();
   reader.check(
     'APP_TIMEZONE',
-    isValidTimeZone(timeZone),
+    DateTime.local({ zone: timeZone }).isValid,
     'must be an IANA time zone such as UTC or Asia/Manila',
   );
   const xmlNamespace = reader.text('XML_NAMESPACE', DEFAULT_XML_NAMESPACE);

@@ -6,7 +6,7 @@ import { RequirementDto } from '../requirement/dto/requirement.dto';
 import { RequirementTypeEntity } from '../requirement/entities/requirement-type.entity';
 import { TransactionDto } from '../transaction/dto/transaction.dto';
 import { TransactionEntity } from '../transaction/entities/transaction.entity';
-import { WireFormats } from '../wire/wire-negotiation';
+import { WireFormats } from '../wire';
 import { readRecordsFile } from './import-records';
 import { ImportService } from './import.service';
 

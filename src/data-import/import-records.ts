@@ -1,18 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { ExactDecimal } from '../wire/exact-decimal';
-import { type BoundRecord, type WireReader } from '../wire/wire-codec';
-import { isStorableDate } from '../wire/wire-date';
-import { type ModelState, MalformedBodyError, RequestValidationError } from '../wire/wire-errors';
-import {
-  DECIMAL_PRECISION,
-  DECIMAL_SCALE,
-  describeValue,
-  STORED_TEXT_LENGTH,
-} from '../wire/wire-fields';
-import { type WireClass, type WireModel, wireModelOf } from '../wire/wire-model';
-import { type WireFormats } from '../wire/wire-negotiation';
-import { toValidatedDto } from '../wire/wire-validation';
+import { ExactDecimal } from '../wire';
+import { type BoundRecord, type WireReader } from '../wire';
+import { isStorableDate } from '../wire';
+import { type ModelState, MalformedBodyError, RequestValidationError } from '../wire';
+import { DECIMAL_PRECISION, DECIMAL_SCALE, describeValue, STORED_TEXT_LENGTH } from '../wire';
+import { type WireClass, type WireModel, wireModelOf } from '../wire';
+import { type WireFormats } from '../wire';
+import { toValidatedDto } from '../wire';
 
 /** A record that cannot be imported: the message names the file, the record and the field. */
 export class ImportError extends Error {}

@@ -12,7 +12,7 @@ import { RequirementTypeEntity } from '../requirement/entities/requirement-type.
 import { TransactionDto } from '../transaction/dto/transaction.dto';
 import { TransactionRequirementEntity } from '../transaction/entities/transaction-requirement.entity';
 import { TransactionEntity } from '../transaction/entities/transaction.entity';
-import { pickWireScalars } from '../wire/wire-record';
+import { pickWireScalars } from '../wire';
 import { ImportError, recordLabel } from './import-records';
 
 /** Validated records to load, each list labelled by where it came from (a file name) for messages. */

@@ -1,20 +1,28 @@
-import { type DataSourceOptions } from 'typeorm';
+import { type DataSourceOptions, type EntitySchema } from 'typeorm';
 import { type MysqlConnectionOptions } from 'typeorm/driver/mysql/MysqlConnectionOptions';
 import { type DatabaseConfig } from '../config/app-config';
-import { ENTITIES } from './entities';
 import { MYSQL_MIGRATIONS } from './migrations/mysql';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
 
+/** Entity classes, as TypeORM takes them. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+export type EntityList = readonly (Function | EntitySchema)[];
+
 /**
  * The one description of the database connection, used by the service, the import command and the
- * TypeORM CLI (through ormconfig.ts). The schema is only ever built by these migrations.
+ * TypeORM CLI (through ormconfig.ts). The schema is only ever built by these migrations. Inside the
+ * application each module registers its own entities (`TypeOrmModule.forFeature`); outside it, the
+ * caller names them.
  */
-export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
+export function dataSourceOptions(
+  database: DatabaseConfig,
+  entities: EntityList = [],
+): DataSourceOptions {
   if (database.kind === 'sqlite') {
     return {
       type: 'better-sqlite3',
       database: database.path,
-      entities: ENTITIES,
+      entities: [...entities],
       migrations: SQLITE_MIGRATIONS,
       // The embedded database is the service's own: it is always brought up to date at start.
       migrationsRun: true,
@@ -25,7 +33,7 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
   return {
     type: database.flavour,
     ...(database.readUrls.length === 0 ? { url: database.url } : replication(database)),
-    entities: ENTITIES,
+    entities: [...entities],
     migrations: MYSQL_MIGRATIONS,
     migrationsRun: database.migrationsRun,
     // DATETIME values are UTC instants on the wire between the service and the server.

@@ -13,6 +13,8 @@ export class DatabaseModule {
       imports: [
         TypeOrmModule.forRoot({
           ...dataSourceOptions(database),
+          // Each module registers its own entities with TypeOrmModule.forFeature.
+          autoLoadEntities: true,
           retryAttempts: 2,
           retryDelay: 1000,
         }),

@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { VersionedBody } from '../wire/versioned-body';
-import { WireErrors, WireResponse } from '../wire/wire-response.decorator';
+import { VersionedBody } from '../wire';
+import { WireErrors, WireResponse } from '../wire';
 import { REQUIREMENTS_EXAMPLE } from '../openapi/examples';
 import { RequirementDto } from './dto/requirement.dto';
 import { RequirementService } from './requirement.service';

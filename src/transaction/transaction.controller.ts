@@ -7,8 +7,8 @@ import {
   UPDATE_AGENTS_EXAMPLE,
 } from '../openapi/examples';
 import { CallerId } from '../auth/caller.decorator';
-import { Int32ParamPipe } from '../wire/int32-param.pipe';
-import { WireErrors, WireRequestBody, WireResponse } from '../wire/wire-response.decorator';
+import { Int32ParamPipe } from '../wire';
+import { WireErrors, WireRequestBody, WireResponse } from '../wire';
 import { AGENT_CHAIN_FIELDS } from './agent-chain';
 import { AgentAssignmentDto } from './dto/agent-assignment.dto';
 import { TransactionDto } from './dto/transaction.dto';

@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { TRANSACTION_ENTITIES } from './entities';
 import { TransactionController } from './transaction.controller';
 import { TransactionService } from './transaction.service';
 
 @Module({
+  imports: [TypeOrmModule.forFeature(TRANSACTION_ENTITIES)],
   controllers: [TransactionController],
   providers: [TransactionService],
 })

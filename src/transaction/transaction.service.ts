@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { UnitOfWork } from '../database/unit-of-work';
 import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
-import { pickWireScalars } from '../wire/wire-record';
+import { pickWireScalars } from '../wire';
 import {
   AGENT_CHAIN_FIELDS,
   type AgentChainField,

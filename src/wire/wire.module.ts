@@ -1,14 +1,14 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { FormReader } from './form.codec';
-import { JsonCodec } from './json.codec';
-import { RouteMethods } from './route-methods';
-import { WireBodyPipe } from './wire-body.pipe';
-import { WireExceptionFilter } from './wire-exception.filter';
-import { WireInterceptor } from './wire.interceptor';
-import { WireFormats } from './wire-negotiation';
-import { XmlCodec } from './xml.codec';
+import { FormReader } from './codecs/form.codec';
+import { JsonCodec } from './codecs/json.codec';
+import { RouteMethods } from './http/route-methods';
+import { WireBodyPipe } from './http/wire-body.pipe';
+import { WireExceptionFilter } from './http/wire-exception.filter';
+import { WireInterceptor } from './http/wire.interceptor';
+import { WireFormats } from './http/wire-negotiation';
+import { XmlCodec } from './codecs/xml.codec';
 
 /**
  * The cross-cutting wire layer: content negotiation, request codecs and error bodies for every module.

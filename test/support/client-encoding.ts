@@ -1,6 +1,6 @@
-import { formatWireDate } from '../../src/wire/wire-date';
-import { type WireModel, wireModelOf } from '../../src/wire/wire-model';
-import { XML_SCHEMA_INSTANCE } from '../../src/wire/xml.codec';
+import { formatWireDate } from '../../src/wire';
+import { type WireModel, wireModelOf } from '../../src/wire';
+import { XML_SCHEMA_INSTANCE } from '../../src/wire';
 
 /** How clients write one value as text: dates in ISO 8601, null as empty (forms) or nil (XML). */
 function valueText(value: unknown): string {

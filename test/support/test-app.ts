@@ -8,7 +8,7 @@ import { validateRecords } from '../../src/data-import/import-records';
 import { ImportService } from '../../src/data-import/import.service';
 import { RequirementDto } from '../../src/requirement/dto/requirement.dto';
 import { TransactionDto } from '../../src/transaction/dto/transaction.dto';
-import { JsonCodec } from '../../src/wire/json.codec';
+import { JsonCodec } from '../../src/wire';
 import {
   createTestDatabase,
   type DatabaseKind,

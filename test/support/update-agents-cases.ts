@@ -1,6 +1,6 @@
 import { type Response, type Test } from 'supertest';
 import { TransactionDto } from '../../src/transaction/dto/transaction.dto';
-import { wireModelOf } from '../../src/wire/wire-model';
+import { wireModelOf } from '../../src/wire';
 import { encodeForm, encodeXml, type FormListStyle } from './client-encoding';
 import { textOfLength, transactionRecord } from './fixtures';
 import { type SuiteContext } from './test-app';

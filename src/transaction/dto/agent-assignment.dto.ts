@@ -1,5 +1,5 @@
-import { DateField, IntField, ListField, TextField } from '../../wire/wire-fields';
-import { WireRecord } from '../../wire/wire-model';
+import { DateField, IntField, ListField, TextField } from '../../wire';
+import { WireRecord } from '../../wire';
 
 /** One field of a change; values are written as text, since the chain mixes ids and names. */
 @WireRecord({ name: 'AgentChange' })

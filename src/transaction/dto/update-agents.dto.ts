@@ -1,5 +1,5 @@
-import { IntField } from '../../wire/wire-fields';
-import { WireRecord } from '../../wire/wire-model';
+import { IntField } from '../../wire';
+import { WireRecord } from '../../wire';
 import { TransactionDto } from './transaction.dto';
 
 /** The body of UpdateAgents: a whole Transaction, validated as one, that must also name its id. */

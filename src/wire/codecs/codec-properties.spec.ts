@@ -1,14 +1,14 @@
 import fc from 'fast-check';
-import { encodeForm, type FormListStyle } from '../../test/support/client-encoding';
-import { validRecord } from '../../test/support/wire-arbitraries';
-import { RequirementDto } from '../requirement/dto/requirement.dto';
-import { TransactionDto } from '../transaction/dto/transaction.dto';
+import { encodeForm, type FormListStyle } from '../../../test/support/client-encoding';
+import { validRecord } from '../../../test/support/wire-arbitraries';
+import { RequirementDto } from '../../requirement/dto/requirement.dto';
+import { TransactionDto } from '../../transaction/dto/transaction.dto';
 import { FormReader } from './form.codec';
 import { JsonCodec } from './json.codec';
 import { type WireReader } from './wire-codec';
-import { MalformedBodyError, RequestValidationError } from './wire-errors';
-import { type WireClass, wireModelOf } from './wire-model';
-import { toValidatedDto } from './wire-validation';
+import { MalformedBodyError, RequestValidationError } from '../model/wire-errors';
+import { type WireClass, wireModelOf } from '../model/wire-model';
+import { toValidatedDto } from '../model/wire-validation';
 import { XmlCodec } from './xml.codec';
 
 const json = new JsonCodec();

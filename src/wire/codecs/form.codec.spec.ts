@@ -1,7 +1,7 @@
-import { TransactionDto } from '../transaction/dto/transaction.dto';
+import { TransactionDto } from '../../transaction/dto/transaction.dto';
 import { FormReader, MAX_FORM_PARAMETERS } from './form.codec';
-import { MalformedBodyError } from './wire-errors';
-import { wireModelOf } from './wire-model';
+import { MalformedBodyError } from '../model/wire-errors';
+import { wireModelOf } from '../model/wire-model';
 
 const form = new FormReader();
 const decode = (text: string) => form.decode(text, wireModelOf(TransactionDto));

@@ -1,7 +1,8 @@
-import { type BoundRecord, type WireReader } from './wire-codec';
+import { type BoundRecord } from '../model/wire-model';
+import { type WireReader } from './wire-codec';
 import { FORM_DIALECT } from './wire-dialects';
-import { MalformedBodyError } from './wire-errors';
-import { type WireModel, wireModelOf } from './wire-model';
+import { MalformedBodyError } from '../model/wire-errors';
+import { type WireModel, wireModelOf } from '../model/wire-model';
 
 export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 

@@ -1,6 +1,6 @@
 import { JsonNumeral, readJsonDocument } from './json-reader';
 import { MAX_DOCUMENT_DEPTH } from './wire-codec';
-import { MalformedBodyError } from './wire-errors';
+import { MalformedBodyError } from '../model/wire-errors';
 
 describe('readJsonDocument', () => {
   it('reads valid JSON as JSON.parse does', () => {

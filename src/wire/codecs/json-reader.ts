@@ -1,5 +1,5 @@
 import { MAX_DOCUMENT_DEPTH } from './wire-codec';
-import { MalformedBodyError } from './wire-errors';
+import { MalformedBodyError } from '../model/wire-errors';
 
 /** A JSON number exactly as written (`0.50000000000000001`, `0x1A`, `012`, `.5`), for the binder to read. */
 export class JsonNumeral {

@@ -1,12 +1,12 @@
-import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
-import { RequirementDto } from '../requirement/dto/requirement.dto';
-import { TransactionDto } from '../transaction/dto/transaction.dto';
-import { ExactDecimal } from './exact-decimal';
+import { RequirementAcquisitionDto } from '../../requirement/dto/requirement-acquisition.dto';
+import { RequirementDto } from '../../requirement/dto/requirement.dto';
+import { TransactionDto } from '../../transaction/dto/transaction.dto';
+import { ExactDecimal } from '../values/exact-decimal';
 import { JsonCodec } from './json.codec';
 import { MAX_DOCUMENT_DEPTH } from './wire-codec';
-import { setServiceTimeZone } from './wire-date';
-import { MalformedBodyError } from './wire-errors';
-import { wireModelOf } from './wire-model';
+import { setServiceTimeZone } from '../values/wire-date';
+import { MalformedBodyError } from '../model/wire-errors';
+import { wireModelOf } from '../model/wire-model';
 
 const codec = new JsonCodec();
 const transactionModel = wireModelOf(TransactionDto);

@@ -1,14 +1,11 @@
 import { readJsonDocument } from './json-reader';
-import {
-  type BoundRecord,
-  type WireErrorBody,
-  type WireReader,
-  type WireWriter,
-} from './wire-codec';
-import { formatWireDate } from './wire-date';
-import { JSON_DIALECT, UnreadableValue } from './wire-dialects';
-import { MalformedBodyError } from './wire-errors';
-import { type WireMember, type WireModel, wireModelOf } from './wire-model';
+import { type BoundRecord } from '../model/wire-model';
+import { type WireErrorBody, type WireReader, type WireWriter } from './wire-codec';
+import { formatWireDate } from '../values/wire-date';
+import { JSON_DIALECT } from './wire-dialects';
+import { UnreadableValue } from '../values/unreadable-value';
+import { MalformedBodyError } from '../model/wire-errors';
+import { type WireMember, type WireModel, wireModelOf } from '../model/wire-model';
 
 export const JSON_MEDIA_TYPES = ['application/json', 'text/json'] as const;
 export const PROBLEM_JSON = 'application/problem+json';

@@ -1,8 +1,5 @@
-import { type ModelState } from './wire-errors';
-import { type WireModel } from './wire-model';
-
-/** A plain object keyed by wire member names, ready for class-transformer and class-validator. */
-export type BoundRecord = Record<string, unknown>;
+import { type ModelState } from '../model/wire-errors';
+import { type BoundRecord, type WireModel } from '../model/wire-model';
 
 /** What an error response carries, whatever the format. */
 export interface WireErrorBody {

@@ -1,10 +1,10 @@
-import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
-import { RequirementDto } from '../requirement/dto/requirement.dto';
-import { TransactionDto } from '../transaction/dto/transaction.dto';
+import { RequirementAcquisitionDto } from '../../requirement/dto/requirement-acquisition.dto';
+import { RequirementDto } from '../../requirement/dto/requirement.dto';
+import { TransactionDto } from '../../transaction/dto/transaction.dto';
 import { MAX_DOCUMENT_DEPTH } from './wire-codec';
-import { MalformedBodyError } from './wire-errors';
-import { wireModelOf } from './wire-model';
-import { describeValue } from './wire-fields';
+import { MalformedBodyError } from '../model/wire-errors';
+import { wireModelOf } from '../model/wire-model';
+import { describeValue } from '../model/wire-fields';
 import { XmlCodec } from './xml.codec';
 import { encodeLocalName } from './xml-names';
 

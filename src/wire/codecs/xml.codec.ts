@@ -1,17 +1,18 @@
 import { parser as saxParser } from 'sax';
 import { Parser } from 'xml2js';
+import { type BoundRecord } from '../model/wire-model';
 import {
-  type BoundRecord,
   MAX_DOCUMENT_DEPTH,
   type WireErrorBody,
   type WireReader,
   type WireWriter,
 } from './wire-codec';
-import { formatWireDate } from './wire-date';
-import { UnreadableValue, XML_DIALECT } from './wire-dialects';
-import { MalformedBodyError } from './wire-errors';
-import { describeValue } from './wire-fields';
-import { type WireModel, wireModelOf } from './wire-model';
+import { formatWireDate } from '../values/wire-date';
+import { UnreadableValue } from '../values/unreadable-value';
+import { XML_DIALECT } from './wire-dialects';
+import { MalformedBodyError } from '../model/wire-errors';
+import { describeValue } from '../model/wire-fields';
+import { type WireModel, wireModelOf } from '../model/wire-model';
 import { encodeLocalName } from './xml-names';
 
 export const XML_MEDIA_TYPES = ['application/xml', 'text/xml'] as const;

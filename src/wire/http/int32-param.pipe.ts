@@ -1,7 +1,7 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
-import { INT32_MAX, INT32_MIN } from './wire-dialects';
-import { describeValue } from './wire-fields';
-import { RequestValidationError } from './wire-errors';
+import { INT32_MAX, INT32_MIN } from '../values/int32';
+import { describeValue } from '../model/wire-fields';
+import { RequestValidationError } from '../model/wire-errors';
 
 /** A route parameter that must be a 32-bit integer, refused like a body member otherwise. */
 @Injectable()

@@ -1,8 +1,8 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
 import { RawWireBody } from './wire-body';
-import { MalformedBodyError, RequestValidationError } from './wire-errors';
-import { findWireModel, type WireClass } from './wire-model';
-import { toValidatedDto } from './wire-validation';
+import { MalformedBodyError, RequestValidationError } from '../model/wire-errors';
+import { findWireModel, type WireClass } from '../model/wire-model';
+import { toValidatedDto } from '../model/wire-validation';
 
 /**
  * Turns the body of any route whose parameter type is a wire model into a validated DTO: the reader of

@@ -1,8 +1,12 @@
 import { type IncomingMessage } from 'node:http';
 import { TextDecoder } from 'node:util';
 import getRawBody from 'raw-body';
-import { type WireReader } from './wire-codec';
-import { MalformedBodyError, PayloadTooLargeError, UnsupportedMediaTypeError } from './wire-errors';
+import { type WireReader } from '../codecs/wire-codec';
+import {
+  MalformedBodyError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+} from '../model/wire-errors';
 import { type WireFormats } from './wire-negotiation';
 
 /** A body's text and the encoding its bytes were read in. */

@@ -7,11 +7,11 @@ import {
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { STATUS_CODES } from 'node:http';
-import { DomainError, type DomainErrorKind } from '../common/domain-error';
-import { recordFailure } from '../logging/logging.module';
+import { DomainError, type DomainErrorKind } from '../../common/domain-error';
+import { recordFailure } from '../../logging/logging.module';
 import { requestMediaType } from './wire-body';
-import { type WireErrorBody } from './wire-codec';
-import { RequestValidationError, WireRequestError } from './wire-errors';
+import { type WireErrorBody } from '../codecs/wire-codec';
+import { RequestValidationError, WireRequestError } from '../model/wire-errors';
 import { NEGOTIATED_BY, WireFormats } from './wire-negotiation';
 import { RouteMethods } from './route-methods';
 

@@ -1,5 +1,5 @@
-import { JsonCodec } from './json.codec';
-import { type WireWriter } from './wire-codec';
+import { JsonCodec } from '../codecs/json.codec';
+import { type WireWriter } from '../codecs/wire-codec';
 import { WireFormats } from './wire-negotiation';
 
 /** A second writer after JSON, as Web API's XML formatter follows its JSON one. */

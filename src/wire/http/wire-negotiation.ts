@@ -1,4 +1,4 @@
-import { type WireReader, type WireResponseFormat, type WireWriter } from './wire-codec';
+import { type WireReader, type WireResponseFormat, type WireWriter } from '../codecs/wire-codec';
 
 /** The request headers a response's format depends on, for `Vary`. */
 export const NEGOTIATED_BY = 'Accept, Content-Type';

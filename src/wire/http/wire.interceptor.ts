@@ -8,11 +8,11 @@ import {
 import { Reflector } from '@nestjs/core';
 import { type Request, type Response } from 'express';
 import { from, mergeMap, type Observable, of, switchMap } from 'rxjs';
-import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { readWireBody, requestMediaType } from './wire-body';
-import { wireModelOf } from './wire-model';
+import { wireModelOf } from '../model/wire-model';
 import { NEGOTIATED_BY, WireFormats } from './wire-negotiation';
-import { WIRE_RESPONSE, type WireResponseOptions } from './wire-response.decorator';
+import { WIRE_RESPONSE, type WireResponseOptions } from '../openapi/wire-response.decorator';
 import { RepresentationCache, strongEtagOf, VersionedBody } from './versioned-body';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);

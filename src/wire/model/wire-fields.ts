@@ -1,9 +1,10 @@
 import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ValidateBy, ValidateIf, type ValidationArguments } from 'class-validator';
-import { isDotNetDate } from './dotnet-date';
-import { ExactDecimal } from './exact-decimal';
-import { INT32_MAX, INT32_MIN, UnreadableValue } from './wire-dialects';
+import { isDotNetDate } from '../values/dotnet-date';
+import { ExactDecimal } from '../values/exact-decimal';
+import { INT32_MAX, INT32_MIN } from '../values/int32';
+import { UnreadableValue } from '../values/unreadable-value';
 import {
   registerWireMember,
   type WireClass,

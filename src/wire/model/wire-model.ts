@@ -124,3 +124,6 @@ export function wireModelOf(type: WireClass): WireModel {
   if (!model) throw new Error(`${type.name} is not declared with @WireRecord`);
   return model;
 }
+
+/** A plain object keyed by wire member names, ready for class-transformer and class-validator. */
+export type BoundRecord = Record<string, unknown>;

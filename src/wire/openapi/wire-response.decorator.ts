@@ -14,12 +14,12 @@ import {
   type ReferenceObject,
   type SchemaObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { DEFAULT_XML_NAMESPACE } from '../config/app-config';
-import { FORM_MEDIA_TYPE } from './form.codec';
-import { JSON_MEDIA_TYPES, PROBLEM_JSON } from './json.codec';
+import { DEFAULT_XML_NAMESPACE } from '../../config/app-config';
+import { FORM_MEDIA_TYPE } from '../codecs/form.codec';
+import { JSON_MEDIA_TYPES, PROBLEM_JSON } from '../codecs/json.codec';
 import { LegacyErrorSchema, ProblemDetailsSchema } from './wire-error.schemas';
-import { type WireClass, wireModelOf } from './wire-model';
-import { XML_MEDIA_TYPES, XmlCodec } from './xml.codec';
+import { type WireClass, wireModelOf } from '../model/wire-model';
+import { XML_MEDIA_TYPES, XmlCodec } from '../codecs/xml.codec';
 
 export const WIRE_RESPONSE = Symbol('wire:response');
 

@@ -9,10 +9,6 @@ export function setServiceTimeZone(zone: string): void {
   Settings.defaultZone = zone;
 }
 
-export function isValidTimeZone(zone: string): boolean {
-  return DateTime.local({ zone }).isValid;
-}
-
 /** Whether both databases' DATETIME columns hold the date as it is: years 1000 to 9999. */
 export function isStorableDate(value: unknown): value is Date {
   if (!(value instanceof Date)) return false;

@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createApp } from '../app.factory';
-import { loadAppConfig } from '../config/app-config';
-import { createOpenApiDocument } from './openapi-document';
-import { version } from '../../package.json';
+import { createApp } from '../src/app.factory';
+import { loadAppConfig } from '../src/config/app-config';
+import { createOpenApiDocument } from '../src/openapi/openapi-document';
+import { version } from '../package.json';
 
 /** Writes the committed openapi.json (`npm run openapi`) from the routes, on a throw-away database. */
 async function main(): Promise<void> {

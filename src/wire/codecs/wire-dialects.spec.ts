@@ -1,13 +1,8 @@
-import { ExactDecimal } from './exact-decimal';
+import { ExactDecimal } from '../values/exact-decimal';
 import { JsonNumeral } from './json-reader';
-import {
-  FORM_DIALECT,
-  JSON_DIALECT,
-  UnreadableValue,
-  type WireDialect,
-  XML_DIALECT,
-} from './wire-dialects';
-import { type WireScalarKind } from './wire-model';
+import { FORM_DIALECT, JSON_DIALECT, type WireDialect, XML_DIALECT } from './wire-dialects';
+import { UnreadableValue } from '../values/unreadable-value';
+import { type WireScalarKind } from '../model/wire-model';
 
 /** What a dialect made of a value: the value, a decimal's exact text, or how it failed. */
 function outcome(dialect: WireDialect, kind: WireScalarKind, value: unknown): unknown {

@@ -1,4 +1,11 @@
-import { isMicrosoftDate, parseDotNetDate, parseMicrosoftDate, parseXsdDate } from './dotnet-date';
+import { INT32_MAX, INT32_MIN } from '../values/int32';
+import { UnreadableValue } from '../values/unreadable-value';
+import {
+  isMicrosoftDate,
+  parseDotNetDate,
+  parseMicrosoftDate,
+  parseXsdDate,
+} from '../values/dotnet-date';
 import {
   ExactDecimal,
   FLOAT_STYLE,
@@ -7,29 +14,9 @@ import {
   type NumberSpelling,
   parseDecimal,
   XML_DECIMAL_STYLE,
-} from './exact-decimal';
+} from '../values/exact-decimal';
 import { JsonNumeral } from './json-reader';
-import { type WireScalarKind } from './wire-model';
-
-export const INT32_MIN = -2147483648;
-export const INT32_MAX = 2147483647;
-
-/** A value the format could not convert to its member's type; validation reports it on the member. */
-export class UnreadableValue {
-  constructor(
-    /** What the client sent, for the message. */
-    readonly raw: unknown,
-    /** Json.NET's reader itself failed on it, and the legacy reported the whole record as well. */
-    readonly failsRecord = false,
-    /** The member's name as the client spelled it, where that keys the legacy's report. */
-    readonly sentName?: string,
-  ) {}
-
-  /** The same value, reported under the member's name as the client spelled it. */
-  sentAs(name: string): UnreadableValue {
-    return new UnreadableValue(this.raw, this.failsRecord, name);
-  }
-}
+import { type WireScalarKind } from '../model/wire-model';
 
 /**
  * How one format turns what a client sent into a member's value, as the legacy's reader of that

@@ -1,0 +1,46 @@
+/**
+ * The plan of the code, checked by `npm run lint`: no import cycles between files or folders, the
+ * wire layer reached only through its index, and the shared folders importing no feature module.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-folder-cycle',
+      comment:
+        'Folders depend on each other one way only (src/wire/http on src/wire/model, never back).',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-file-cycle',
+      comment: 'Except TypeORM entities: the two sides of a relation name each other.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '/entities/' },
+      to: { circular: true },
+    },
+    {
+      name: 'wire-through-its-index',
+      comment: 'Outside src/wire, the wire layer is imported from src/wire (its index.ts) only.',
+      severity: 'error',
+      from: { path: '^(src|test|bench|scripts)/', pathNot: '^src/wire/' },
+      to: { path: '^src/wire/.', pathNot: '^src/wire/index\\.ts$' },
+    },
+    {
+      name: 'shared-folders-import-no-module',
+      comment: 'Feature modules register themselves; shared folders never reach into one.',
+      severity: 'error',
+      from: { path: '^src/(common|config|database|logging|auth|health|wire)/' },
+      to: { path: '^src/(transaction|requirement|data-import)/' },
+    },
+  ],
+  options: {
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    // Unit specs sit beside the code they test and may use any module's DTOs as fixtures.
+    exclude: { path: '\\.spec\\.ts$' },
+  },
+};

@@ -1,0 +1,8 @@
+import { REQUIREMENT_ENTITIES } from './requirement/entities';
+import { TRANSACTION_ENTITIES } from './transaction/entities';
+
+/**
+ * Every module's tables, for what runs outside the Nest application: the TypeORM CLI (ormconfig.ts)
+ * and the schema tests. The service itself loads each module's entities from its `forFeature`.
+ */
+export const APP_ENTITIES = [...REQUIREMENT_ENTITIES, ...TRANSACTION_ENTITIES];

@@ -1,0 +1,47 @@
+/**
+ * The wire layer's public face: what modules, the app and tests use of it. Inside src/wire, files
+ * import each other directly; from outside, only this file is imported.
+ */
+export { JSON_MEDIA_TYPES, JsonCodec } from './codecs/json.codec';
+export { type WireReader } from './codecs/wire-codec';
+export { XML_MEDIA_TYPES, XML_SCHEMA_INSTANCE, XmlCodec } from './codecs/xml.codec';
+export { Int32ParamPipe } from './http/int32-param.pipe';
+export { RouteMethods } from './http/route-methods';
+export { VersionedBody, type VersionedSnapshot } from './http/versioned-body';
+export { MalformedBodyError, type ModelState, RequestValidationError } from './model/wire-errors';
+export { WireExpressAdapter } from './http/wire-express-adapter';
+export { WireFormats } from './http/wire-negotiation';
+export {
+  BooleanField,
+  DECIMAL_PRECISION,
+  DECIMAL_SCALE,
+  DateField,
+  DecimalField,
+  IntField,
+  ListField,
+  STORED_TEXT_LENGTH,
+  TextField,
+  describeValue,
+} from './model/wire-fields';
+export {
+  type BoundRecord,
+  type WireClass,
+  type WireMember,
+  type WireModel,
+  WireRecord,
+  type WireScalarMember,
+  declaredWireModels,
+  wireModelOf,
+} from './model/wire-model';
+export { type WireScalarsOf, pickWireScalars } from './model/wire-record';
+export { toValidatedDto } from './model/wire-validation';
+export {
+  REQUEST_EXAMPLE_EXTENSION,
+  WireErrors,
+  WireRequestBody,
+  WireResponse,
+} from './openapi/wire-response.decorator';
+export { ExactDecimal } from './values/exact-decimal';
+export { formatWireDate, isStorableDate, setServiceTimeZone } from './values/wire-date';
+export { INT32_MAX, INT32_MIN } from './values/int32';
+export { WireModule } from './wire.module';
