@@ -302,7 +302,7 @@ describe('database outage (a private MariaDB crashed with SIGKILL and restarted)
           running.http.get(getTransactionPath(TRANSACTION)).expect(200),
         ),
       );
-      server.freeze();
+      await server.freeze();
     });
 
     it('answers every database route with 503 and Retry-After, each within 4 s', async () => {

@@ -209,8 +209,17 @@ export class PrivateMariaDb {
    * Freezes the server with SIGSTOP: connections stay open and new ones are accepted by the kernel,
    * but nothing answers, as with a hung host or a network partition.
    */
-  freeze(): void {
-    if (!this.child?.kill('SIGSTOP')) throw new Error('The private MariaDB is not running');
+  async freeze(): Promise<void> {
+    const pid = this.child?.pid;
+    if (pid === undefined || !this.child?.kill('SIGSTOP'))
+      throw new Error('The private MariaDB is not running');
+    // A signal is delivered asynchronously: wait until the kernel reports the process stopped (state
+    // T), so no query sent after this resolves can still be answered.
+    const deadline = Date.now() + 5000;
+    while (!/^\d+ \(.*\) T/.test(await readFile(`/proc/${pid}/stat`, 'utf8'))) {
+      if (Date.now() > deadline) throw new Error(`The private MariaDB (pid ${pid}) did not stop`);
+      await sleep(10);
+    }
   }
 
   /** Lets a frozen server run again (SIGCONT). */
