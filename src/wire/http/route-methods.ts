@@ -27,6 +27,22 @@ export class RouteMethods {
     return [...methods];
   }
 
+  /** Every endpoint served, with its path as routed (`/api/.../:transaction_id`) and its methods. */
+  routes(): { path: string; methods: string[] }[] {
+    return this.endpoints().flatMap(({ route }) =>
+      typeof route!.path === 'string'
+        ? [
+            {
+              path: route!.path,
+              methods: Object.entries(route!.methods)
+                .filter(([, enabled]) => enabled)
+                .map(([method]) => method.toUpperCase()),
+            },
+          ]
+        : [],
+    );
+  }
+
   /**
    * Where the legacy route template `api/{controller}/{action}/{id}` routed a path under `prefix`: a
    * run of slashes after its last segment made no difference (Web API's route matching skipped
