@@ -290,7 +290,7 @@ describeOnEachDatabase('concurrent UpdateAgents on one transaction', (context) =
       })
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(DatabaseUnavailableError);
-    expect((failure as DatabaseUnavailableError).kind).toBe('unavailable');
+    expect((failure as DatabaseUnavailableError).status).toBe(503);
     expect(attempts).toBeGreaterThan(1);
     expect(attempts).toBeLessThanOrEqual(10);
     expect(performance.now() - started).toBeLessThan(5000);

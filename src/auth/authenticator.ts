@@ -19,14 +19,14 @@ export interface Caller {
 const REALM = 'property-sales';
 
 export class AuthenticationError extends DomainError {
-  readonly kind = 'unauthenticated';
+  static readonly status = 401;
+  static readonly description =
+    'Missing or invalid credentials (AUTH_MODE apikey or jwt); see WWW-Authenticate.';
   readonly code = 'unauthenticated';
   readonly title = 'Authentication required';
-  constructor(
-    message: string,
-    override readonly challenge: string,
-  ) {
-    super(message);
+  /** @param challenge The scheme and parameters the caller must answer with. */
+  constructor(message: string, challenge: string) {
+    super(message, { 'WWW-Authenticate': challenge });
   }
 }
 

@@ -4,11 +4,15 @@ import { DomainError } from '../common/domain-error';
 import { type AuthenticatedRequest } from './auth.guard';
 
 export class RateLimitedError extends DomainError {
-  readonly kind = 'rate_limited';
+  static readonly status = 429;
+  static readonly description =
+    'Too many requests from this caller (RATE_LIMIT); retry after Retry-After seconds.';
   readonly code = 'rate_limited';
   readonly title = 'Too many requests';
-  constructor(override readonly retryAfterSeconds: number) {
-    super(`Too many requests; retry after ${retryAfterSeconds} seconds.`);
+  constructor(retryAfterSeconds: number) {
+    super(`Too many requests; retry after ${retryAfterSeconds} seconds.`, {
+      'Retry-After': String(retryAfterSeconds),
+    });
   }
 }
 

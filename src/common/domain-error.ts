@@ -1,23 +1,42 @@
 /**
- * What kind of failure a domain error is. Services speak only in these terms; the exception filter alone
- * turns a kind into an HTTP status, so a new module's errors need no change to the wire layer.
+ * A domain error class: the HTTP status every error of the class answers with, and what that answer
+ * means to a client, as the OpenAPI document describes it. A module declares its errors this way, so
+ * a 403 or a 422 needs no change to the wire layer.
  */
-export type DomainErrorKind =
-  | 'unauthenticated'
-  | 'not_found'
-  | 'conflict'
-  | 'precondition_failed'
-  | 'rate_limited'
-  | 'unavailable';
+export interface DomainErrorClass {
+  readonly name: string;
+  readonly status: number;
+  readonly description: string;
+  readonly prototype: DomainError;
+}
 
+/**
+ * A failure services report in their own terms (`TransactionLockedError`). Each subclass declares
+ * `static readonly status` and `static readonly description`; the exception filter answers with them.
+ */
 export abstract class DomainError extends Error {
-  abstract readonly kind: DomainErrorKind;
   /** Stable, machine-readable: the tail of the problem `type`. */
   abstract readonly code: string;
   /** Short summary of the problem type: the problem `title`. */
   abstract readonly title: string;
-  /** For `rate_limited` and `unavailable`: when a retry may succeed. */
-  readonly retryAfterSeconds?: number;
-  /** For `unauthenticated`: the scheme and parameters the caller must answer with. */
-  readonly challenge?: string;
+
+  /**
+   * @param message What the client reads (the legacy `Message`): nothing internal.
+   * @param headers What the answer carries besides: a 401's `WWW-Authenticate`, a `Retry-After`.
+   */
+  constructor(
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    // TypeScript has no abstract statics: a subclass that forgets them is caught where it is first used.
+    const { status, description } = new.target as unknown as Partial<DomainErrorClass>;
+    if (!Number.isInteger(status) || typeof description !== 'string') {
+      throw new TypeError(`${new.target.name} declares no static status and description`);
+    }
+  }
+
+  get status(): number {
+    return (this.constructor as unknown as DomainErrorClass).status;
+  }
 }

@@ -1,11 +1,15 @@
 import { DomainError } from '../common/domain-error';
 
+/** Seconds a client should wait before retrying when the database is away. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 export class DatabaseUnavailableError extends DomainError {
-  readonly kind = 'unavailable';
+  static readonly status = 503;
+  static readonly description = 'The database is unreachable; retry after Retry-After seconds.';
   readonly code = 'database_unavailable';
   readonly title = 'Database unavailable';
   constructor(reason = 'The database does not answer.') {
-    super(`${reason} Retry later.`);
+    super(`${reason} Retry later.`, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });
   }
 }
 

@@ -8,16 +8,20 @@ import {
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
 import { DomainError } from '../common/domain-error';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../database/database-errors';
 
 /** How long the readiness probe waits for the database before calling it unreachable. */
 const PING_TIMEOUT_MS = 1500;
 
 export class ServiceNotReadyError extends DomainError {
-  readonly kind = 'unavailable';
+  static readonly status = 503;
+  static readonly description = 'Not ready; retry after Retry-After seconds.';
   readonly code = 'not_ready';
   readonly title = 'Not ready';
   constructor() {
-    super('The database does not answer; the service is not ready.');
+    super('The database does not answer; the service is not ready.', {
+      'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
+    });
   }
 }
 
@@ -42,7 +46,10 @@ export class HealthController {
   @Get('ready')
   @ApiOperation({ operationId: 'Ready', summary: 'The database answers a ping in time.' })
   @ApiResponse({ status: 200, description: 'Ready to serve.' })
-  @ApiResponse({ status: 503, description: 'Not ready; retry after Retry-After seconds.' })
+  @ApiResponse({
+    status: ServiceNotReadyError.status,
+    description: ServiceNotReadyError.description,
+  })
   async ready(): Promise<HealthCheckResult> {
     try {
       return await this.health.check([

@@ -1,5 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AuthenticationError } from '../auth/authenticator';
+import { RateLimitedError } from '../auth/rate-limit.guard';
+import { DatabaseUnavailableError } from '../database/database-errors';
 import { VersionedBody } from '../wire';
 import { WireErrors, WireResponse } from '../wire';
 import { REQUIREMENTS_EXAMPLE } from '../openapi/examples';
@@ -21,7 +24,7 @@ export class RequirementController {
     description: 'The catalogue (a top-level array; ArrayOfRequirement in XML).',
     example: REQUIREMENTS_EXAMPLE,
   })
-  @WireErrors(304, 401, 429, 500, 503)
+  @WireErrors(304, AuthenticationError, RateLimitedError, 500, DatabaseUnavailableError)
   async getRequirements(): Promise<VersionedBody<RequirementDto[]>> {
     // Served from bytes serialized once per catalogue version; the version check is one row read.
     return new VersionedBody('requirements', await this.requirements.version(), () =>

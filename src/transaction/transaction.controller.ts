@@ -6,13 +6,21 @@ import {
   TRANSACTION_EXAMPLE,
   UPDATE_AGENTS_EXAMPLE,
 } from '../openapi/examples';
+import { AuthenticationError } from '../auth/authenticator';
 import { CallerId } from '../auth/caller.decorator';
+import { RateLimitedError } from '../auth/rate-limit.guard';
+import { DatabaseUnavailableError } from '../database/database-errors';
 import { Int32ParamPipe } from '../wire';
 import { WireErrors, WireRequestBody, WireResponse } from '../wire';
 import { AGENT_CHAIN_FIELDS } from './agent-chain';
 import { AgentAssignmentDto } from './dto/agent-assignment.dto';
 import { TransactionDto } from './dto/transaction.dto';
 import { UpdateAgentsDto } from './dto/update-agents.dto';
+import {
+  TransactionChangedError,
+  TransactionLockedError,
+  TransactionNotFoundError,
+} from './transaction.errors';
 import { TransactionService } from './transaction.service';
 
 /** A transaction's strong ETag: its id and row version, the same for every representation. */
@@ -63,7 +71,18 @@ export class TransactionController {
     description: 'The ETag of GetTransaction; 412 when stale.',
   })
   @ApiResponse({ status: 204, description: 'Applied (or nothing to change).' })
-  @WireErrors(400, 401, 404, 409, 412, 413, 415, 429, 500, 503)
+  @WireErrors(
+    400,
+    AuthenticationError,
+    TransactionNotFoundError,
+    TransactionLockedError,
+    TransactionChangedError,
+    413,
+    415,
+    RateLimitedError,
+    500,
+    DatabaseUnavailableError,
+  )
   async updateAgents(
     @Body() body: UpdateAgentsDto,
     @CallerId() changedBy: string | undefined,
@@ -94,7 +113,15 @@ export class TransactionController {
     description: 'The transaction; its ETag serves If-Match on UpdateAgents.',
     example: TRANSACTION_EXAMPLE,
   })
-  @WireErrors(304, 400, 401, 404, 429, 500, 503)
+  @WireErrors(
+    304,
+    400,
+    AuthenticationError,
+    TransactionNotFoundError,
+    RateLimitedError,
+    500,
+    DatabaseUnavailableError,
+  )
   async getTransaction(
     @Param('transaction_id', Int32ParamPipe) transactionId: number,
     @Res({ passthrough: true }) response: Response,
@@ -115,7 +142,15 @@ export class TransactionController {
     description: 'The changes (ArrayOfAgentAssignment in XML).',
     example: AGENT_HISTORY_EXAMPLE,
   })
-  @WireErrors(304, 400, 401, 404, 429, 500, 503)
+  @WireErrors(
+    304,
+    400,
+    AuthenticationError,
+    TransactionNotFoundError,
+    RateLimitedError,
+    500,
+    DatabaseUnavailableError,
+  )
   getAgentHistory(
     @Param('transaction_id', Int32ParamPipe) transactionId: number,
   ): Promise<AgentAssignmentDto[]> {

@@ -1,7 +1,8 @@
 import { DomainError } from '../common/domain-error';
 
 export class TransactionNotFoundError extends DomainError {
-  readonly kind = 'not_found';
+  static readonly status = 404;
+  static readonly description = 'No such transaction.';
   readonly code = 'transaction_not_found';
   readonly title = 'Transaction not found';
   constructor(transactionId: number) {
@@ -10,7 +11,8 @@ export class TransactionNotFoundError extends DomainError {
 }
 
 export class TransactionLockedError extends DomainError {
-  readonly kind = 'conflict';
+  static readonly status = 409;
+  static readonly description = 'The transaction is locked.';
   readonly code = 'transaction_locked';
   readonly title = 'Transaction locked';
   constructor(transactionId: number) {
@@ -19,7 +21,8 @@ export class TransactionLockedError extends DomainError {
 }
 
 export class TransactionChangedError extends DomainError {
-  readonly kind = 'precondition_failed';
+  static readonly status = 412;
+  static readonly description = 'If-Match no longer matches the transaction ETag.';
   readonly code = 'transaction_changed';
   readonly title = 'Transaction changed';
   constructor(transactionId: number) {

@@ -7,35 +7,13 @@ import {
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { STATUS_CODES } from 'node:http';
-import { DomainError, type DomainErrorKind } from '../../common/domain-error';
+import { DomainError } from '../../common/domain-error';
 import { recordFailure } from '../../logging/logging.module';
 import { requestMediaType } from './wire-body';
 import { type WireErrorBody } from '../codecs/wire-codec';
 import { RequestValidationError, WireRequestError } from '../model/wire-errors';
 import { NEGOTIATED_BY, WireFormats } from './wire-negotiation';
 import { RouteMethods } from './route-methods';
-
-const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
-  unauthenticated: 401,
-  not_found: 404,
-  conflict: 409,
-  precondition_failed: 412,
-  rate_limited: 429,
-  unavailable: 503,
-};
-
-/** Seconds a client should wait before retrying when the database is away. */
-const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
-
-/** The headers a domain error implies: the challenge of a 401, the Retry-After of a 429 or 503. */
-function headersOf(error: DomainError): Record<string, string> {
-  const headers: Record<string, string> = {};
-  if (error.challenge) headers['WWW-Authenticate'] = error.challenge;
-  if (error.kind === 'rate_limited' || error.kind === 'unavailable') {
-    headers['Retry-After'] = String(error.retryAfterSeconds ?? UNAVAILABLE_RETRY_AFTER_SECONDS);
-  }
-  return headers;
-}
 
 const STATUS_OF_WIRE_ERROR: Record<WireRequestError['code'], { status: number; title: string }> = {
   invalid_request: { status: 400, title: 'Invalid request' },
@@ -52,7 +30,31 @@ const INTERNAL_ERROR: WireErrorBody = {
 
 interface DescribedError {
   readonly body: WireErrorBody;
-  readonly headers?: Record<string, string>;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The message an HttpException was given: its string response, or the `message` of its object
+ * response (ValidationPipe's list of violations joined).
+ */
+function messageOf(exception: HttpException): string | undefined {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const { message } = response as { message?: unknown };
+  if (typeof message === 'string') return message;
+  if (Array.isArray(message) && message.length > 0) return message.map(String).join('; ');
+  return undefined;
+}
+
+/**
+ * Whether the router dispatched the request to a route of its method: Express keeps the last route
+ * it entered on the request, and enters a route for HEAD even when only GET would run there. Routes
+ * taking every method are how Nest mounts middleware, so they are not endpoints.
+ */
+function reachedRoute(request: Request): boolean {
+  const route = request.route as { methods: Record<string, boolean | undefined> } | undefined;
+  const method = request.method.toLowerCase();
+  return Boolean(route?.methods[method] || (method === 'head' && route?.methods.get));
 }
 
 /** A client-supplied URL in a message: unescaped, as the legacy quoted it, and kept short. */
@@ -108,20 +110,34 @@ export class WireExceptionFilter implements ExceptionFilter {
       };
     }
     if (exception instanceof DomainError) {
-      const status = STATUS_OF_KIND[exception.kind];
-      return {
-        body: { status, code: exception.code, title: exception.title, message: exception.message },
-        headers: headersOf(exception),
-      };
+      const { status, code, title, message, headers } = exception;
+      return { body: { status, code, title, message }, headers };
     }
-    if (exception instanceof NotFoundException) return this.describeUnmatched(request);
-    if (exception instanceof HttpException && exception.getStatus() < 500) {
-      // Raised by the framework itself (a path that cannot be decoded, say): described by its status alone.
-      const status = exception.getStatus();
-      const title = STATUS_CODES[status] ?? 'Client error';
-      return { body: { status, code: `http_${status}`, title, message: `${title}.` } };
-    }
+    if (exception instanceof HttpException) return this.describeHttpException(exception, request);
     return { body: INTERNAL_ERROR };
+  }
+
+  /**
+   * Thrown by a route's handler, guard or pipe: its status and message, as the framework documents.
+   * Raised by the router before any route was reached (no route matched, a path that cannot be
+   * decoded), as the legacy answered: 404 or 405, else the status alone.
+   */
+  private describeHttpException(exception: HttpException, request: Request): DescribedError {
+    const routed = reachedRoute(request);
+    if (!routed && exception instanceof NotFoundException) return this.describeUnmatched(request);
+    const status = exception.getStatus();
+    if (status === 500) return { body: INTERNAL_ERROR };
+    const title = STATUS_CODES[status] ?? 'Error';
+    // A server error's own message may hold internals; the framework's texts are the status's own.
+    const message = routed && status < 500 ? messageOf(exception) : undefined;
+    return {
+      body: {
+        status,
+        code: `http_${status}`,
+        title,
+        message: message === undefined || message === title ? `${title}.` : message,
+      },
+    };
   }
 
   /** The router matched no route: 405 when the path exists under other methods, else 404. */

@@ -14,6 +14,7 @@ import {
   type ReferenceObject,
   type SchemaObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { type DomainErrorClass } from '../../common/domain-error';
 import { DEFAULT_XML_NAMESPACE } from '../../config/app-config';
 import { FORM_MEDIA_TYPE } from '../codecs/form.codec';
 import { JSON_MEDIA_TYPES, PROBLEM_JSON } from '../codecs/json.codec';
@@ -97,41 +98,46 @@ export const WireRequestBody = (type: WireClass, description: string, example: o
     ApiExtension(REQUEST_EXAMPLE_EXTENSION, example),
   );
 
-const ERROR_DESCRIPTIONS = {
+/** What the wire layer itself answers, on any route: described here, once. */
+const WIRE_ERROR_DESCRIPTIONS = {
   304: 'Not modified: the If-None-Match header carries the current ETag.',
   400: 'The body or a route parameter is invalid; ModelState names every violation.',
-  401: 'Missing or invalid credentials (AUTH_MODE apikey or jwt); see WWW-Authenticate.',
-  404: 'No such transaction.',
-  409: 'The transaction is locked.',
-  412: 'If-Match no longer matches the transaction ETag.',
   413: 'The body is larger than the limit.',
   415: 'The body has an unsupported media type.',
-  429: 'Too many requests from this caller (RATE_LIMIT); retry after Retry-After seconds.',
   500: 'An unexpected error; nothing internal is disclosed.',
-  503: 'The database is unreachable; retry after Retry-After seconds.',
 } as const;
 
-export type WireErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
+export type WireErrorStatus = keyof typeof WIRE_ERROR_DESCRIPTIONS;
+
+/** The error body under every JSON type (problem+json included) and the legacy XML Error. */
+const ERROR_CONTENT: ContentObject = {
+  ...contentOf([...JSON_MEDIA_TYPES, PROBLEM_JSON], { $ref: getSchemaPath(ProblemDetailsSchema) }),
+  ...contentOf(XML_MEDIA_TYPES, { $ref: getSchemaPath(LegacyErrorSchema) }),
+};
 
 /**
- * Documents the error answers of a route: JSON with the legacy members and RFC 9457's, under the
- * negotiated JSON type or `application/problem+json` when asked for, and the legacy XML Error.
+ * Documents the error answers of a route: the statuses the wire layer produces, by number, and the
+ * domain errors the route may raise, by class, each described as its class describes itself. Errors
+ * sharing a status share its entry. JSON errors carry the legacy members and RFC 9457's, under the
+ * negotiated JSON type or `application/problem+json` when asked for; XML errors are the legacy Error.
  */
-export const WireErrors = (...statuses: WireErrorStatus[]) =>
-  applyDecorators(
+export const WireErrors = (...errors: Array<WireErrorStatus | DomainErrorClass>) => {
+  const descriptions = new Map<number, Set<string>>();
+  for (const error of errors) {
+    const [status, description] =
+      typeof error === 'number'
+        ? [error, WIRE_ERROR_DESCRIPTIONS[error]]
+        : [error.status, error.description];
+    descriptions.set(status, (descriptions.get(status) ?? new Set()).add(description));
+  }
+  return applyDecorators(
     ApiExtraModels(ProblemDetailsSchema, LegacyErrorSchema),
-    ...statuses.map((status) =>
-      status === 304
-        ? ApiResponse({ status, description: ERROR_DESCRIPTIONS[status] })
-        : ApiResponse({
-            status,
-            description: ERROR_DESCRIPTIONS[status],
-            content: {
-              ...contentOf([...JSON_MEDIA_TYPES, PROBLEM_JSON], {
-                $ref: getSchemaPath(ProblemDetailsSchema),
-              }),
-              ...contentOf(XML_MEDIA_TYPES, { $ref: getSchemaPath(LegacyErrorSchema) }),
-            },
-          }),
-    ),
+    ...[...descriptions].map(([status, texts]) => {
+      const description = [...texts].join(' ');
+      // A 304 has no body.
+      return status === 304
+        ? ApiResponse({ status, description })
+        : ApiResponse({ status, description, content: ERROR_CONTENT });
+    }),
   );
+};
