@@ -108,6 +108,14 @@ export function WireRecord(options: WireModelOptions): ClassDecorator {
       parameterName: options.name.charAt(0).toLowerCase() + options.name.slice(1),
       schemaName: options.schemaName ?? options.name,
     };
+    // The document keys schemas by name: a second class under a taken name would silently merge into it.
+    const holder = DECLARED_MODELS.find((declared) => declared.schemaName === model.schemaName);
+    if (holder) {
+      throw new Error(
+        `${target.name} and ${holder.type.name} are both declared as the wire schema ` +
+          `'${model.schemaName}'; give one of them its own schemaName in @WireRecord.`,
+      );
+    }
     Reflect.defineMetadata(MODEL, model, type);
     DECLARED_MODELS.push(model);
     ApiSchema({ name: model.schemaName })(target);
