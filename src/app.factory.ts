@@ -1,4 +1,9 @@
-import { type INestApplication, type NestApplicationOptions, RequestMethod } from '@nestjs/common';
+import {
+  type INestApplication,
+  type ModuleMetadata,
+  type NestApplicationOptions,
+  RequestMethod,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
@@ -63,12 +68,12 @@ function asLegacyRouting(routes: RouteMethods, apiPrefix: string): RequestHandle
 /** Builds the HTTP application for a configuration: what main.ts serves and the e2e tests drive. */
 export async function createApp(
   config: AppConfig,
-  options: Pick<NestApplicationOptions, 'logger'> = {},
+  options: Pick<NestApplicationOptions, 'logger'> & { modules?: ModuleMetadata['imports'] } = {},
 ): Promise<INestApplication> {
   setServiceTimeZone(config.timeZone);
   // The wire layer reads bodies itself, per media type and with its own limit.
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot(config),
+    AppModule.forRoot(config, options.modules),
     new WireExpressAdapter(),
     {
       bodyParser: false,

@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, type ModuleMetadata } from '@nestjs/common';
 import { type AppConfig } from './config/app-config';
 import { AuthModule } from './auth/auth.module';
 import { AppConfigModule } from './config/app-config.module';
@@ -13,7 +13,8 @@ import { WireModule } from './wire';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `modules`: mounted beside the service's own, as a test mounts a module of its own. */
+  static forRoot(config: AppConfig, modules: ModuleMetadata['imports'] = []): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -26,6 +27,7 @@ export class AppModule {
         RequirementModule,
         TransactionModule,
         HealthModule,
+        ...modules,
       ],
       providers: [DemoDataLoader],
     };

@@ -1,4 +1,4 @@
-import { type INestApplication } from '@nestjs/common';
+import { type INestApplication, type ModuleMetadata } from '@nestjs/common';
 import { type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import request from 'supertest';
@@ -25,7 +25,12 @@ export class RunningApp {
     readonly baseUrl: string,
   ) {}
 
-  static async start(databaseUrl: string, env: Environment = {}): Promise<RunningApp> {
+  /** `modules`: mounted beside the service's own, as a suite mounts a module of its own. */
+  static async start(
+    databaseUrl: string,
+    env: Environment = {},
+    modules?: ModuleMetadata['imports'],
+  ): Promise<RunningApp> {
     const config = loadAppConfig({
       DATABASE_URL: databaseUrl,
       DEMO_DATA: 'false',
@@ -35,7 +40,7 @@ export class RunningApp {
       AUTH_MODE: 'none',
       ...env,
     });
-    const app = await createApp(config, { logger: false });
+    const app = await createApp(config, { logger: false, modules });
     await app.listen(0, '127.0.0.1');
     const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
     return new RunningApp(app, `http://127.0.0.1:${port}`);
