@@ -94,11 +94,23 @@ function Required(): PropertyDecorator {
   });
 }
 
+/** The legacy message of a range: DataAnnotations' for two bounds, the same voice for one. */
+function rangeMessage(property: string, min: number | undefined, max: number | undefined): string {
+  if (min !== undefined && max !== undefined)
+    return `The field ${property} must be between ${min} and ${max}.`;
+  return min !== undefined
+    ? `The field ${property} must be at least ${min}.`
+    : `The field ${property} must be at most ${max}.`;
+}
+
 /**
- * DataAnnotations' `[Range(min, max)]` with integer bounds: a decimal is first rounded to a whole
- * number half to even, so `0.99` and `100000000.4` are in 1..100000000 and `100000000.51` is not.
+ * DataAnnotations' `[Range(min, max)]` with integer bounds, either of which may stand alone: a decimal
+ * is first rounded to a whole number half to even, so `0.99` and `100000000.4` are in 1..100000000
+ * and `100000000.51` is not.
  */
-function Range(min: number, max: number): PropertyDecorator {
+function Range(min: number | undefined, max: number | undefined): PropertyDecorator {
+  const low = min === undefined ? undefined : BigInt(min);
+  const high = max === undefined ? undefined : BigInt(max);
   const wholeOf = (value: unknown) => {
     if (value instanceof ExactDecimal) return value.roundToInteger();
     return typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : undefined;
@@ -107,9 +119,13 @@ function Range(min: number, max: number): PropertyDecorator {
     'wireRange',
     (value) => {
       const whole = wholeOf(value);
-      return whole !== undefined && whole >= BigInt(min) && whole <= BigInt(max);
+      return (
+        whole !== undefined &&
+        (low === undefined || whole >= low) &&
+        (high === undefined || whole <= high)
+      );
     },
-    (args) => `The field ${args.property} must be between ${min} and ${max}.`,
+    (args) => rangeMessage(args.property, min, max),
   );
 }
 
@@ -158,11 +174,18 @@ function openApiSchema(member: WireScalarMember): ApiPropertyOptions {
   }
 }
 
-export interface ScalarFieldOptions {
+interface FieldOptions {
+  /** Present, not null and not blank, as DataAnnotations' [Required]. */
   required?: boolean;
-  /** Inclusive bounds, as the seed's [Range] attributes. */
+}
+
+export interface NumberFieldOptions extends FieldOptions {
+  /** Inclusive whole-number bounds, as the seed's [Range] attributes; either may be given alone. */
   min?: number;
   max?: number;
+}
+
+export interface TextFieldOptions extends FieldOptions {
   /**
    * For text a request stores: its column's length, so that nothing accepted is cut. Without it text
    * is unbounded, as the legacy's was.
@@ -173,35 +196,42 @@ export interface ScalarFieldOptions {
 /**
  * One declaration per member: its wire shape, the coercion from what clients send, and the validation
  * rules with the legacy messages, applied in that order so each member reports its first violation.
+ * Every bound the OpenAPI schema states is a rule here, and no rule goes undocumented.
  */
-function ScalarField(kind: WireScalarKind, options: ScalarFieldOptions = {}): PropertyDecorator {
+function ScalarField(
+  kind: WireScalarKind,
+  options: NumberFieldOptions & TextFieldOptions = {},
+): PropertyDecorator {
   return (target, key) => {
     const name = String(key);
+    const { required = false } = options;
+    // Each option binds only the kinds its schema keyword describes.
+    const numeric = kind === 'int' || kind === 'decimal';
+    const min = numeric ? options.min : undefined;
+    const max = numeric ? options.max : undefined;
     const maxLength = kind === 'string' ? options.maxLength : undefined;
-    const required = options.required ?? false;
-    const member: WireScalarMember = {
-      name,
-      kind,
-      required,
-      min: options.min,
-      max: options.max,
-      maxLength,
-    };
+    for (const bound of [min, max]) {
+      // A fractional bound has no [Range] reading, and the decimal schema widens whole bounds by half.
+      if (bound !== undefined && !Number.isSafeInteger(bound))
+        throw new Error(
+          `${target.constructor.name}.${name}: range bounds are whole numbers (got ${bound})`,
+        );
+    }
+    const member: WireScalarMember = { name, kind, required, min, max, maxLength };
     registerWireMember(target, member);
     ApiProperty(openApiSchema(member))(target, key);
     const rules: PropertyDecorator[] = [];
     if (required) rules.push(Required());
     rules.push(validIfPresent(`wire_${kind}`, VALIDITY[kind], invalidValue));
-    if (options.min !== undefined && options.max !== undefined)
-      rules.push(Range(options.min, options.max));
+    if (min !== undefined || max !== undefined) rules.push(Range(min, max));
     if (maxLength !== undefined) rules.push(MaxLength(maxLength));
     for (const rule of rules) rule(target, key);
   };
 }
 
-export const IntField = (options?: ScalarFieldOptions) => ScalarField('int', options);
-export const DecimalField = (options?: ScalarFieldOptions) => ScalarField('decimal', options);
-export const TextField = (options?: ScalarFieldOptions) => ScalarField('string', options);
+export const IntField = (options?: NumberFieldOptions) => ScalarField('int', options);
+export const DecimalField = (options?: NumberFieldOptions) => ScalarField('decimal', options);
+export const TextField = (options?: TextFieldOptions) => ScalarField('string', options);
 export const BooleanField = () => ScalarField('boolean');
 export const DateField = () => ScalarField('date');
 
