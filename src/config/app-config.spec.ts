@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { resolve } from 'node:path';
 import { ConfigurationError, loadAppConfig } from './app-config';
 
@@ -348,6 +349,31 @@ describe('loadAppConfig', () => {
         configurationErrorOf({ AUTH_MODE: 'jwt', AUTH_JWT_ALGORITHMS: 'HS256' }).message,
       ).toContain('AUTH_JWT_ALGORITHMS');
       expect(configurationErrorOf({ AUTH_MODE: 'magic' }).message).toContain('AUTH_MODE');
+    });
+
+    it('reads a PEM public key, and refuses in one line one that does not read as a public key', () => {
+      const jwt = {
+        AUTH_MODE: 'jwt',
+        AUTH_JWT_ISSUER: 'https://id.example.com/',
+        AUTH_JWT_AUDIENCE: 'property-sales',
+      };
+      const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const pem = keys.publicKey.export({ type: 'spki', format: 'pem' }).toString().trim();
+      const oneLine = pem.replace(/\n/g, '\\n');
+      expect(loadAppConfig({ ...jwt, AUTH_JWT_PUBLIC_KEY: oneLine }).auth).toMatchObject({
+        publicKey: pem,
+      });
+      const [header, body, footer] = pem.split('\n');
+      for (const malformed of [
+        `${header}\nnot a key\n${footer}`,
+        `${header}\n${body.slice(0, 20)}\n${footer}`,
+        keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        `key: ${pem}`,
+      ]) {
+        expect(configurationErrorOf({ ...jwt, AUTH_JWT_PUBLIC_KEY: malformed }).problems).toEqual([
+          'AUTH_JWT_PUBLIC_KEY must be a readable PEM public key (-----BEGIN PUBLIC KEY-----)',
+        ]);
+      }
     });
 
     it('reads SWAGGER and RATE_LIMIT, rate limiting off by default', () => {

@@ -1,5 +1,6 @@
 import bytes from 'bytes';
 import { DateTime } from 'luxon';
+import { createPublicKey } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 
 export type DatabaseConfig =
@@ -257,6 +258,17 @@ function readApiKeys(reader: EnvironmentReader, env: Environment): ApiKey[] {
   return keys.map(([, name, hex]) => ({ name, sha256: Buffer.from(hex, 'hex') }));
 }
 
+/** A PEM public key as the verifier imports it: the SPKI label first, then a body that parses. */
+function isPemPublicKey(pem: string): boolean {
+  if (!pem.startsWith('-----BEGIN PUBLIC KEY-----')) return false;
+  try {
+    createPublicKey({ key: pem, format: 'pem' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function readJwt(reader: EnvironmentReader, env: Environment): AuthConfig {
   const jwksUrl = env.AUTH_JWKS_URL?.trim() || undefined;
   // A PEM may come with its line breaks written as \n, as environment files often carry it.
@@ -269,8 +281,10 @@ function readJwt(reader: EnvironmentReader, env: Environment): AuthConfig {
   );
   reader.check(
     'AUTH_JWT_PUBLIC_KEY',
-    publicKey === undefined || publicKey.includes('-----BEGIN PUBLIC KEY-----'),
-    'must be a PEM public key (-----BEGIN PUBLIC KEY-----)',
+    publicKey === undefined || isPemPublicKey(publicKey),
+    'must be a readable PEM public key (-----BEGIN PUBLIC KEY-----)',
+    // A key runs over many lines: naming the variable keeps the message to one.
+    { secret: true },
   );
   const issuer = env.AUTH_JWT_ISSUER?.trim() ?? '';
   const audience = env.AUTH_JWT_AUDIENCE?.trim() ?? '';
