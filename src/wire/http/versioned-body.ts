@@ -20,7 +20,6 @@ export class VersionedBody<T extends object> {
 }
 
 export interface Representation {
-  readonly text: string;
   /** The bytes sent: encoded once, not on every response. */
   readonly bytes: Buffer;
   /** Strong: a hash of the bytes, so every instance serving the same data gives the same tag. */
@@ -48,7 +47,7 @@ export class RepresentationCache {
     // Concurrent misses share one load and one serialization.
     const representation = body.load().then(({ version, value }): Representation => {
       const text = encode(value);
-      const built = { text, bytes: Buffer.from(text), etag: strongEtagOf(text) };
+      const built = { bytes: Buffer.from(text), etag: strongEtagOf(text) };
       this.entries.set(key, { version, representation: Promise.resolve(built) });
       return built;
     });
