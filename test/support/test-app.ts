@@ -3,7 +3,7 @@ import { type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory';
-import { loadAppConfig } from '../../src/config/app-config';
+import { type AppConfig, loadAppConfig } from '../../src/config/app-config';
 import { validateRecords } from '../../src/data-import/import-records';
 import { ImportService } from '../../src/data-import/import.service';
 import { RequirementDto } from '../../src/requirement/dto/requirement.dto';
@@ -22,6 +22,7 @@ export type Environment = Record<string, string>;
 export class RunningApp {
   private constructor(
     readonly app: INestApplication,
+    readonly config: AppConfig,
     readonly baseUrl: string,
   ) {}
 
@@ -43,7 +44,7 @@ export class RunningApp {
     const app = await createApp(config, { logger: false, modules });
     await app.listen(0, '127.0.0.1');
     const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
-    return new RunningApp(app, `http://127.0.0.1:${port}`);
+    return new RunningApp(app, config, `http://127.0.0.1:${port}`);
   }
 
   /** A supertest agent on the real listening server. */
