@@ -37,18 +37,20 @@ const PARAMETER = `;${WS}(${TOKEN})(?:${WS}=${WS}(${TOKEN}|${QUOTED}))?${WS}`;
 const PARAMETERS = new RegExp(PARAMETER, 'g');
 const MEDIA_TYPE = new RegExp(`^${WS}(${TOKEN})${WS}/${WS}(${TOKEN})${WS}((?:${PARAMETER})*)$`);
 
-interface RequestMediaType {
+export interface RequestMediaType {
   /** Lower case, without parameters. */
   readonly type: string;
   readonly charset?: string;
 }
 
 /**
- * A Content-Type as .NET's MediaTypeHeaderValue read it, more leniently than RFC 7231: white space
- * around the slash, and parameters without a value (`application/json; charset`) were fine. The
- * charset is the first `charset` parameter's value, unquoted. `undefined` when absent or unreadable.
+ * The request's Content-Type as .NET's MediaTypeHeaderValue read it, more leniently than RFC 7231:
+ * white space around the slash, and parameters without a value (`application/json; charset`) were
+ * fine. The charset is the first `charset` parameter's value, unquoted. `undefined` when absent or
+ * unreadable.
  */
-function parseMediaType(header: string | undefined): RequestMediaType | undefined {
+export function requestContentType(request: IncomingMessage): RequestMediaType | undefined {
+  const header = request.headers['content-type'];
   const match = header === undefined ? null : MEDIA_TYPE.exec(header);
   if (!match) return undefined;
   const charset = [...match[3].matchAll(PARAMETERS)].find(
@@ -62,7 +64,7 @@ function parseMediaType(header: string | undefined): RequestMediaType | undefine
 
 /** The request's media type, lower case and without parameters; `undefined` when absent or unreadable. */
 export function requestMediaType(request: IncomingMessage): string | undefined {
-  return parseMediaType(request.headers['content-type'])?.type;
+  return requestContentType(request)?.type;
 }
 
 function hasBody(request: IncomingMessage): boolean {
@@ -81,16 +83,18 @@ function isReadError(error: unknown): error is { type: string } {
 }
 
 /**
- * Reads the body of a request with the limit in force. The media type is checked first, so an
- * unsupported body is refused (415) without being read; `undefined` means the request has no body.
+ * Reads the body of a request, of the Content-Type read by `requestContentType`, with the limit in
+ * force. The media type is checked first, so an unsupported body is refused (415) without being read;
+ * `undefined` means the request has no body.
  */
 export async function readWireBody(
   request: IncomingMessage,
+  contentType: RequestMediaType | undefined,
   formats: WireFormats,
   limitBytes: number,
 ): Promise<RawWireBody | undefined> {
   // Absent, empty or unreadable: Web API inferred application/octet-stream.
-  const { type: mediaType, charset } = parseMediaType(request.headers['content-type']) ?? {};
+  const { type: mediaType, charset } = contentType ?? {};
   const reader = mediaType === undefined ? undefined : formats.readerFor(mediaType);
   if (!hasBody(request)) {
     if (mediaType !== undefined && !reader) throw new UnsupportedMediaTypeError(mediaType);

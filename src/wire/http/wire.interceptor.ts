@@ -9,7 +9,7 @@ import { Reflector } from '@nestjs/core';
 import { type Request, type Response } from 'express';
 import { from, mergeMap, type Observable, of, switchMap } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { readWireBody, requestMediaType } from './wire-body';
+import { readWireBody, requestContentType } from './wire-body';
 import { wireModelOf } from '../model/wire-model';
 import { NEGOTIATED_BY, WireFormats } from './wire-negotiation';
 import { WIRE_RESPONSE, type WireResponseOptions } from '../openapi/wire-response.decorator';
@@ -39,16 +39,20 @@ export class WireInterceptor implements NestInterceptor {
       WIRE_RESPONSE,
       context.getHandler(),
     );
+    // Read once: it types the body, and the response is negotiated on it when Accept does not decide.
+    const contentType = requestContentType(request);
     const handle = () =>
       next
         .handle()
         .pipe(
           mergeMap((result: unknown) =>
-            declared ? this.write(request, response, declared, result) : of(result),
+            declared
+              ? this.write(request, response, declared, contentType?.type, result)
+              : of(result),
           ),
         );
     if (!METHODS_WITH_BODY.has(request.method)) return handle();
-    return from(readWireBody(request, this.formats, this.config.bodyLimitBytes)).pipe(
+    return from(readWireBody(request, contentType, this.formats, this.config.bodyLimitBytes)).pipe(
       switchMap((body) => {
         request.body = body;
         return handle();
@@ -60,10 +64,11 @@ export class WireInterceptor implements NestInterceptor {
     request: Request,
     response: Response,
     declared: WireResponseOptions,
+    requestMediaType: string | undefined,
     result: unknown,
   ): Promise<unknown> {
     if (result === undefined || result === null) return result;
-    const format = this.formats.forResponse(request.headers.accept, requestMediaType(request));
+    const format = this.formats.forResponse(request.headers.accept, requestMediaType);
     const encode = (value: object) => format.writer.encode(wireModelOf(declared.type), value);
     response.setHeader('Content-Type', `${format.mediaType}; charset=utf-8`);
     response.setHeader('Vary', NEGOTIATED_BY);
