@@ -18,6 +18,7 @@ import { expectProblem, type HttpResult } from './support/http-assertions';
 import { ServiceProcess } from './support/processes';
 import {
   describeOnEachDatabase,
+  describeOnSqlite,
   type Environment,
   RunningApp,
   type SuiteContext,
@@ -815,7 +816,7 @@ const RATE_KEYS = {
   epsilon: 'rl-epsilon-7f1c3b9e0d2a6845',
 };
 
-describeOnEachDatabase(
+describeOnSqlite(
   'RATE_LIMIT=3 per caller, AUTH_MODE=apikey',
   (context: SuiteContext) => {
     const READ = 401;

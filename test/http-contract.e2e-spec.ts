@@ -1,6 +1,6 @@
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { expectNoLeak, expectProblem, rawRequest } from './support/http-assertions';
-import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
+import { describeOnEachDatabase, describeOnSqlite, type SuiteContext } from './support/test-app';
 
 const UNSUPPORTED_TEXT_PLAIN =
   "The request entity's media type 'text/plain' is not supported for this resource.";
@@ -540,7 +540,7 @@ describeOnEachDatabase('HTTP contract', (context: SuiteContext) => {
   });
 });
 
-describeOnEachDatabase(
+describeOnSqlite(
   'HTTP contract with an empty API_PREFIX',
   (context: SuiteContext) => {
     it('serves the routes at the root', async () => {
@@ -568,7 +568,7 @@ describeOnEachDatabase(
   { API_PREFIX: '' },
 );
 
-describeOnEachDatabase(
+describeOnSqlite(
   'HTTP contract with API_PREFIX=/v1/sales/',
   (context: SuiteContext) => {
     it('serves the routes under the prefix, without its slashes, case-insensitively', async () => {
@@ -599,7 +599,7 @@ describeOnEachDatabase(
   { API_PREFIX: '/v1/sales/' },
 );
 
-describeOnEachDatabase(
+describeOnSqlite(
   'HTTP contract with BODY_LIMIT=1kb',
   (context: SuiteContext) => {
     const post = (text: string, chunked = false) =>

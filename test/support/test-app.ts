@@ -108,16 +108,13 @@ export class SuiteContext {
   }
 }
 
-/**
- * Declares a suite once per test database: each gets a fresh database and a running service before its
- * tests, and both are removed after.
- */
-export function describeOnEachDatabase(
+function describeOn(
+  kinds: readonly DatabaseKind[],
   title: string,
   body: (context: SuiteContext) => void,
-  env: Environment = {},
+  env: Environment,
 ): void {
-  for (const kind of testDatabaseKinds()) {
+  for (const kind of kinds) {
     describe(`${title} [${kind}]`, () => {
       const context = new SuiteContext(kind, env);
       beforeAll(async () => {
@@ -131,4 +128,29 @@ export function describeOnEachDatabase(
       body(context);
     });
   }
+}
+
+/**
+ * Declares a suite once per test database: each gets a fresh database and a running service before its
+ * tests, and both are removed after.
+ */
+export function describeOnEachDatabase(
+  title: string,
+  body: (context: SuiteContext) => void,
+  env: Environment = {},
+): void {
+  describeOn(testDatabaseKinds(), title, body, env);
+}
+
+/**
+ * Declares a suite on the embedded SQLite alone, as describeOnEachDatabase does: for what no database
+ * can answer differently (routing, negotiation, authentication, limits, bodies refused before they are
+ * read into a record). Whatever stores, reads or locks data runs on each database.
+ */
+export function describeOnSqlite(
+  title: string,
+  body: (context: SuiteContext) => void,
+  env: Environment = {},
+): void {
+  describeOn(['sqlite'], title, body, env);
 }
