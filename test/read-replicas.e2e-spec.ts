@@ -6,7 +6,7 @@ import { type Response, type Test } from 'supertest';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { expectNoLeak, expectProblem } from './support/http-assertions';
 import { freePort } from './support/processes';
-import { RunningApp } from './support/test-app';
+import { describeOnMariaDb, RunningApp } from './support/test-app';
 import { createTestDatabase, MARIADB_SERVER_URL, type TestDatabase } from './support/test-database';
 import {
   changesOf,
@@ -21,7 +21,8 @@ import {
  * that does not answer costs reads a clean 503, never the writes, until it answers again. The
  * "replica" is the test database itself, reached through a SELECT-only account (so a write sent to it
  * would fail) or through a port this file opens and closes. MariaDB must be running (TEST_DATABASE_URL,
- * by default 127.0.0.1:3306): without it this file fails, it never skips.
+ * by default 127.0.0.1:3306): without it this file fails. It is skipped only when TEST_DATABASES leaves
+ * MariaDB out.
  */
 
 const TRANSACTION = 5151;
@@ -129,7 +130,7 @@ class Forwarder {
   }
 }
 
-describe('read replicas (DATABASE_READ_URLS) on MariaDB', () => {
+describeOnMariaDb('read replicas (DATABASE_READ_URLS) on MariaDB', () => {
   let database: TestDatabase;
   let databaseName: string;
 

@@ -154,3 +154,9 @@ export function describeOnSqlite(
 ): void {
   describeOn(['sqlite'], title, body, env);
 }
+
+/**
+ * A describe for what exists on MariaDB alone (read replicas, a server's outage): skipped, and
+ * reported as skipped, when TEST_DATABASES leaves MariaDB out; CI never does.
+ */
+export const describeOnMariaDb = testDatabaseKinds().includes('mariadb') ? describe : describe.skip;
