@@ -1,5 +1,5 @@
 import { type BoundRecord } from '../model/wire-model';
-import { type WireReader } from './wire-codec';
+import { type PlainRecord, type WireReader } from './wire-codec';
 import { FORM_DIALECT } from './wire-dialects';
 import { MalformedBodyError } from '../model/wire-errors';
 import { type WireModel, wireModelOf } from '../model/wire-model';
@@ -27,19 +27,24 @@ function countParameters(text: string): number {
   return count;
 }
 
-function readFields(text: string): FormFields {
+/** The form's key and value pairs, refused when there are too many or a key nests too deeply. */
+function formPairs(text: string): URLSearchParams {
   if (countParameters(text) > MAX_FORM_PARAMETERS) {
     throw new MalformedBodyError(`The form has more than ${MAX_FORM_PARAMETERS} parameters.`);
   }
+  const pairs = new URLSearchParams(text);
+  for (const key of pairs.keys()) {
+    if ((key.match(/[[.]/g)?.length ?? 0) > MAX_KEY_SEGMENTS)
+      throw new MalformedBodyError(`The form key '${key.slice(0, 100)}' is nested too deeply.`);
+  }
+  return pairs;
+}
+
+function readFields(text: string): FormFields {
   const fields: FormFields = { scalars: new Map(), lists: new Map() };
-  for (const [key, value] of new URLSearchParams(text)) {
+  for (const [key, value] of formPairs(text)) {
     const match = FORM_KEY.exec(key.toLowerCase());
-    if (!match) {
-      if ((key.match(/[[.]/g)?.length ?? 0) > MAX_KEY_SEGMENTS) {
-        throw new MalformedBodyError(`The form key '${key.slice(0, 100)}' is nested too deeply.`);
-      }
-      continue;
-    }
+    if (!match) continue;
     const [, name, index, bracketMember, dottedMember] = match;
     if (index === undefined) {
       if (!fields.scalars.has(name)) fields.scalars.set(name, value);
@@ -67,6 +72,69 @@ function bindScalars(model: WireModel, values: ReadonlyMap<string, string>): Bou
   return bound;
 }
 
+// For plain DTOs: `name`, then any of `[member]`, `[0]`, `[]` (the next item) or `.member`.
+const PLAIN_KEY = /^([^.[\]]+)((?:\[[^.[\]]*\]|\.[^.[\]]+)*)$/;
+const PLAIN_KEY_SEGMENT = /\[([^.[\]]*)\]|\.([^.[\]]+)/g;
+// A list index, or '' to append.
+const LIST_SLOT = /^(?:0|[1-9]\d{0,5})?$/;
+
+/** A list read from indexed keys: items by index, closed up in index order once the form is read. */
+class FormList {
+  readonly items = new Map<number, FormValue>();
+}
+type FormValue = string | string[] | FormList | FormRecord;
+interface FormRecord {
+  [member: string]: FormValue;
+}
+
+/** The key of `segment` in `parent`; `undefined` when the segment cannot address it. */
+function slotIn(parent: FormRecord | FormList, segment: string): string | number | undefined {
+  if (!(parent instanceof FormList)) return segment === '' ? undefined : segment;
+  if (!LIST_SLOT.test(segment)) return undefined;
+  return segment === '' ? parent.items.size : Number(segment);
+}
+
+function valueAt(parent: FormRecord | FormList, key: string | number): FormValue | undefined {
+  if (parent instanceof FormList) return parent.items.get(key as number);
+  return Object.hasOwn(parent, key) ? parent[key] : undefined;
+}
+
+function setAt(parent: FormRecord | FormList, key: string | number, value: FormValue): void {
+  if (parent instanceof FormList) parent.items.set(key as number, value);
+  else parent[key] = value;
+}
+
+/**
+ * Puts a value at its key path. A repeated key collects its values into a list; a key that
+ * contradicts an earlier one (a plain value where a record or list was begun, or the reverse) is
+ * ignored.
+ */
+function putPlain(root: FormRecord, path: readonly string[], value: string): void {
+  let parent: FormRecord | FormList = root;
+  for (let depth = 0; depth < path.length; depth++) {
+    const key = slotIn(parent, path[depth]);
+    if (key === undefined) return;
+    const existing = valueAt(parent, key);
+    if (depth === path.length - 1) {
+      if (existing === undefined) setAt(parent, key, value);
+      else if (typeof existing === 'string') setAt(parent, key, [existing, value]);
+      else if (Array.isArray(existing)) existing.push(value);
+      return;
+    }
+    const child = existing ?? (LIST_SLOT.test(path[depth + 1]) ? new FormList() : {});
+    if (typeof child === 'string' || Array.isArray(child)) return;
+    if (existing === undefined) setAt(parent, key, child);
+    parent = child;
+  }
+}
+
+function settle(value: FormValue): unknown {
+  if (typeof value === 'string' || Array.isArray(value)) return value;
+  if (value instanceof FormList)
+    return [...value.items].sort(([a], [b]) => a - b).map(([, item]) => settle(item));
+  return Object.fromEntries(Object.entries(value).map(([name, member]) => [name, settle(member)]));
+}
+
 /**
  * `application/x-www-form-urlencoded` bodies, bound as jQuery-style Web API binding did: keys match
  * member names case-insensitively, the first of repeated keys wins, lists bind from
@@ -90,5 +158,28 @@ export class FormReader implements WireReader {
       bound[member.name] = items;
     }
     return bound;
+  }
+
+  /**
+   * Read as NestJS's extended form parser reads a form, with dotted keys besides: names as sent
+   * (case-sensitive), a repeated key as a list, `tags[]=a`, `items[0][name]=a` or `items[0].name=a`
+   * for lists and records, list indices closed up in order.
+   */
+  decodePlain(text: string): PlainRecord {
+    const root: FormRecord = {};
+    for (const [key, value] of formPairs(text)) {
+      const match = PLAIN_KEY.exec(key);
+      const path = match
+        ? [
+            match[1],
+            ...[...match[2].matchAll(PLAIN_KEY_SEGMENT)].map(
+              ([, inBrackets, dotted]) => inBrackets ?? dotted,
+            ),
+          ]
+        : [key];
+      // Assigned, it would replace a record's prototype instead of adding a member.
+      if (!path.includes('__proto__')) putPlain(root, path, value);
+    }
+    return settle(root) as PlainRecord;
   }
 }

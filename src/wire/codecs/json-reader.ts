@@ -26,6 +26,22 @@ export function readJsonDocument(text: string): unknown {
   return parsed;
 }
 
+/**
+ * Reads standard JSON only, as NestJS's body parser does (numbers as doubles), within the depth limit:
+ * for plain DTOs, which keep the framework's reading rather than Json.NET's.
+ */
+export function readStandardJsonDocument(text: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // The parser's own message quotes the body; the client has it already.
+    throw new MalformedBodyError('The request body is not valid JSON.');
+  }
+  if (depthExceeds(parsed, MAX_DOCUMENT_DEPTH)) throw tooDeep();
+  return parsed;
+}
+
 function depthExceeds(value: unknown, limit: number): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (limit === 0) return true;

@@ -1,6 +1,11 @@
-import { readJsonDocument } from './json-reader';
+import { readJsonDocument, readStandardJsonDocument } from './json-reader';
 import { type BoundRecord } from '../model/wire-model';
-import { type WireErrorBody, type WireReader, type WireWriter } from './wire-codec';
+import {
+  type PlainRecord,
+  type WireErrorBody,
+  type WireReader,
+  type WireWriter,
+} from './wire-codec';
 import { formatWireDate } from '../values/wire-date';
 import { JSON_DIALECT } from './wire-dialects';
 import { UnreadableValue } from '../values/unreadable-value';
@@ -47,6 +52,12 @@ function bind(model: WireModel, source: Record<string, unknown>): BoundRecord {
   return bound;
 }
 
+function oneObject(parsed: unknown, name: string): Record<string, unknown> {
+  if (!isPlainObject(parsed))
+    throw new MalformedBodyError(`The request body must be a JSON object holding one ${name}.`);
+  return parsed;
+}
+
 /** The JSON value of one record: every member, in declaration order, `null` when missing. */
 function toJsonValue(model: WireModel, record: object): Record<string, unknown> {
   const source = record as Record<string, unknown>;
@@ -75,13 +86,11 @@ export class JsonCodec implements WireReader, WireWriter {
   readonly errorOnlyTypes = [PROBLEM_JSON];
 
   decode(text: string, model: WireModel): BoundRecord {
-    const parsed = readJsonDocument(text);
-    if (!isPlainObject(parsed)) {
-      throw new MalformedBodyError(
-        `The request body must be a JSON object holding one ${model.name}.`,
-      );
-    }
-    return bind(model, parsed);
+    return bind(model, oneObject(readJsonDocument(text), model.name));
+  }
+
+  decodePlain(text: string, rootName: string): PlainRecord {
+    return oneObject(readStandardJsonDocument(text), rootName);
   }
 
   decodeList(text: string, model: WireModel): BoundRecord[] {

@@ -36,7 +36,21 @@ export interface WireReader {
   decode(text: string, model: WireModel, encoding?: string): BoundRecord;
   /** Parses and binds a collection document (`ArrayOf…` in XML, an array in JSON), for data import. */
   decodeList?(text: string, model: WireModel): BoundRecord[];
+  /**
+   * Parses a body for a plain class-validator DTO, which has no wire model: its members as sent, values
+   * as the format carries them (text, in XML and forms) for class-transformer to convert. `rootName`,
+   * the DTO's class name, is the root element of an XML body. Throws MalformedBodyError.
+   */
+  decodePlain(text: string, rootName: string, encoding?: string): PlainRecord;
+  /**
+   * The format writes a list as its items repeated, so a list of one reads as a single value: a DTO
+   * member declared as an array then takes a single value as a list of one.
+   */
+  readonly singleItemListsLookScalar?: boolean;
 }
+
+/** A body read without a model: members by name as sent, nested records and lists as plain values. */
+export type PlainRecord = Record<string, unknown>;
 
 /** Writes records, collections of records and errors in its media types. */
 export interface WireWriter {

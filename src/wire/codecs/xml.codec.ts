@@ -3,6 +3,7 @@ import { Parser } from 'xml2js';
 import { type BoundRecord } from '../model/wire-model';
 import {
   MAX_DOCUMENT_DEPTH,
+  type PlainRecord,
   type WireErrorBody,
   type WireReader,
   type WireWriter,
@@ -166,6 +167,27 @@ function bindRecord(model: WireModel, element: XmlElement): BoundRecord {
   return bound;
 }
 
+/**
+ * An element's children as plain members, as xml2js reads them without explicit arrays: an element
+ * without children is its text, `i:nil` is null, one with children a record, and a name repeated a
+ * list. Attributes, and text beside child elements, are ignored.
+ */
+function plainMembers(element: XmlElement): PlainRecord {
+  const members: PlainRecord = {};
+  for (const [name, elements] of element.children) {
+    // Assigned, it would replace the record's prototype instead of adding a member.
+    if (name === '__proto__') continue;
+    const values = elements.map(plainValue);
+    members[name] = values.length === 1 ? values[0] : values;
+  }
+  return members;
+}
+
+function plainValue(element: XmlElement): unknown {
+  if (element.nil) return null;
+  return element.children.size === 0 ? element.text : plainMembers(element);
+}
+
 const TEXT_ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -191,6 +213,7 @@ function scalarText(value: unknown): string {
 export class XmlCodec implements WireReader, WireWriter {
   readonly requestTypes = XML_MEDIA_TYPES;
   readonly strictEncodings = true;
+  readonly singleItemListsLookScalar = true;
   readonly responseTypes = XML_MEDIA_TYPES;
   private readonly rootAttributes: string;
 
@@ -203,6 +226,14 @@ export class XmlCodec implements WireReader, WireWriter {
     if (root.name !== model.name)
       throw new MalformedBodyError(`The root element must be ${model.name}.`);
     return bindRecord(model, root);
+  }
+
+  /** The root element is named after the DTO's class, in any namespace. */
+  decodePlain(text: string, rootName: string, encoding?: string): PlainRecord {
+    const root = parseRoot(text, encoding);
+    if (root.name !== rootName)
+      throw new MalformedBodyError(`The root element must be ${rootName}.`);
+    return plainMembers(root);
   }
 
   decodeList(text: string, model: WireModel): BoundRecord[] {
