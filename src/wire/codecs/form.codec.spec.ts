@@ -45,3 +45,40 @@ describe('FormReader', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
+
+describe('FormReader.decodePlain', () => {
+  const decodePlain = (text: string) => form.decodePlain(text);
+
+  it('keeps names as sent, reads repeated keys and [] as lists, records and lists at any depth', () => {
+    expect(
+      decodePlain(
+        'n=5&N=6&tags=a&tags=b&ids[]=1&ids[]=2&owner[name]=Ada&owner.city=Paris' +
+          '&items[1].name=nut&items[0][name]=bolt&items[0][parts][0]=x&empty=',
+      ),
+    ).toEqual({
+      n: '5',
+      N: '6',
+      tags: ['a', 'b'],
+      ids: ['1', '2'],
+      owner: { name: 'Ada', city: 'Paris' },
+      items: [{ name: 'bolt', parts: ['x'] }, { name: 'nut' }],
+      empty: '',
+    });
+  });
+
+  it('ignores a key that contradicts an earlier one', () => {
+    expect(decodePlain('a=1&a[b]=2&c[0]=3&c[d]=4&c=5&e[f]=6&e[]=7')).toEqual({
+      a: '1',
+      c: ['3'],
+      e: { f: '6' },
+    });
+  });
+
+  it('refuses keys nested too deeply, and adds nothing from prototype-named keys', () => {
+    expect(() => decodePlain(`a${'[x]'.repeat(20)}=1`)).toThrow(MalformedBodyError);
+    const plain = decodePlain('__proto__[polluted]=yes&a[__proto__][polluted]=yes&n=1');
+    expect(plain).toEqual({ n: '1' });
+    expect(Object.getPrototypeOf(plain)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

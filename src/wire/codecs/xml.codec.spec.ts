@@ -212,3 +212,35 @@ describe('XmlCodec reading', () => {
     expect(() => xml.decodeList('<Transaction/>', transaction)).toThrow(MalformedBodyError);
   });
 });
+
+describe('XmlCodec.decodePlain', () => {
+  it('reads children as members: text, i:nil as null, records, repeated names as lists', () => {
+    expect(
+      xml.decodePlain(
+        `<CreateCatDto xmlns="urn:any" xmlns:i="http://www.w3.org/2001/XMLSchema-instance" kind="x">` +
+          '<name a="ignored">Tom</name><age>3</age><owner i:nil="true"/><toy><name>ball</name></toy>' +
+          '<tags>a</tags><tags>b</tags><empty/></CreateCatDto>',
+        'CreateCatDto',
+      ),
+    ).toEqual({
+      name: 'Tom',
+      age: '3',
+      owner: null,
+      toy: { name: 'ball' },
+      tags: ['a', 'b'],
+      empty: '',
+    });
+  });
+
+  it('refuses another root, and adds nothing from an element named __proto__', () => {
+    expect(() => xml.decodePlain('<Dog/>', 'CreateCatDto')).toThrow(
+      new MalformedBodyError('The root element must be CreateCatDto.'),
+    );
+    const plain = xml.decodePlain(
+      '<CreateCatDto><__proto__><polluted>yes</polluted></__proto__><n>1</n></CreateCatDto>',
+      'CreateCatDto',
+    );
+    expect(plain).toEqual({ n: '1' });
+    expect(Object.getPrototypeOf(plain)).toBe(Object.prototype);
+  });
+});
