@@ -180,6 +180,41 @@ describe('plain NestJS DTOs, as the NestJS documentation writes them', () => {
     });
   });
 
+  describe("@Body() untyped, and @Body('member')", () => {
+    const BODIES = [
+      ['JSON', 'application/json', '{"name":"Ada","n":"5"}'],
+      ['XML', 'application/xml', '<Anything xmlns="urn:x"><name>Ada</name><n>5</n></Anything>'],
+      ['form', FORM, 'name=Ada&n=5'],
+    ];
+
+    it.each(BODIES)('hands an untyped %s body over as parsed', async (_, contentType, body) => {
+      const response = await running.http
+        .post('/api/PlainNest/Untyped')
+        .set('Content-Type', contentType)
+        .send(body);
+      expect(response.status).toBe(201);
+      expect(response.body).toEqual({ body: { name: 'Ada', n: '5' } });
+    });
+
+    it.each(BODIES)('hands members of a %s body over by name', async (_, contentType, body) => {
+      const response = await running.http
+        .post('/api/PlainNest/Member')
+        .set('Content-Type', contentType)
+        .send(body);
+      expect(response.status).toBe(201);
+      expect(response.body).toEqual({ name: 'Ada', n: '5' });
+    });
+
+    it('refuses a malformed untyped body with 400 on the body', async () => {
+      const response = await running.http
+        .post('/api/PlainNest/Untyped')
+        .set('Content-Type', 'application/json')
+        .set('Accept', 'application/json')
+        .send('{"name":');
+      expect(Object.keys(expectProblem(response, 400).ModelState as object)).toEqual(['body']);
+    });
+  });
+
   describe('@Query()', () => {
     it('converts the query to the DTO, unknown parameters kept', async () => {
       const response = await running.http.get('/api/PlainNest/List?page=2&sort=name&extra=1');

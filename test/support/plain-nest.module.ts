@@ -91,6 +91,16 @@ class PlainNestController {
     return echo(createPlainDto);
   }
 
+  @Post('Untyped')
+  untyped(@Body() body: Record<string, unknown>) {
+    return { body };
+  }
+
+  @Post('Member')
+  member(@Body('name') name: string, @Body('n') n: string) {
+    return { name, n };
+  }
+
   @Get('List')
   list(@Query() query: ListQueryDto) {
     return echo(query);

@@ -89,7 +89,7 @@ export class JsonCodec implements WireReader, WireWriter {
     return bind(model, oneObject(readJsonDocument(text), model.name));
   }
 
-  decodePlain(text: string, rootName: string): PlainRecord {
+  decodePlain(text: string, rootName = 'object'): PlainRecord {
     return oneObject(readStandardJsonDocument(text), rootName);
   }
 

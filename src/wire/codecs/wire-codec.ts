@@ -39,9 +39,10 @@ export interface WireReader {
   /**
    * Parses a body for a plain class-validator DTO, which has no wire model: its members as sent, values
    * as the format carries them (text, in XML and forms) for class-transformer to convert. `rootName`,
-   * the DTO's class name, is the root element of an XML body. Throws MalformedBodyError.
+   * the DTO's class name, is the root element of an XML body; without it (an untyped body), any root
+   * is read. Throws MalformedBodyError.
    */
-  decodePlain(text: string, rootName: string, encoding?: string): PlainRecord;
+  decodePlain(text: string, rootName?: string, encoding?: string): PlainRecord;
   /**
    * The format writes a list as its items repeated, so a list of one reads as a single value: a DTO
    * member declared as an array then takes a single value as a list of one.

@@ -228,10 +228,10 @@ export class XmlCodec implements WireReader, WireWriter {
     return bindRecord(model, root);
   }
 
-  /** The root element is named after the DTO's class, in any namespace. */
-  decodePlain(text: string, rootName: string, encoding?: string): PlainRecord {
+  /** The root element is named after the DTO's class, in any namespace; any, for an untyped body. */
+  decodePlain(text: string, rootName?: string, encoding?: string): PlainRecord {
     const root = parseRoot(text, encoding);
-    if (root.name !== rootName)
+    if (rootName !== undefined && root.name !== rootName)
       throw new MalformedBodyError(`The root element must be ${rootName}.`);
     return plainMembers(root);
   }

@@ -5,17 +5,54 @@ import {
   Injectable,
   type NestInterceptor,
 } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { Reflector } from '@nestjs/core';
 import { type Request, type Response } from 'express';
 import { from, mergeMap, type Observable, of, switchMap } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { readWireBody, requestContentType } from './wire-body';
+import { RawWireBody, readWireBody, requestContentType } from './wire-body';
+import { MalformedBodyError, RequestValidationError } from '../model/wire-errors';
 import { wireModelOf } from '../model/wire-model';
 import { NEGOTIATED_BY, WireFormats } from './wire-negotiation';
 import { WIRE_RESPONSE, type WireResponseOptions } from '../openapi/wire-response.decorator';
 import { RepresentationCache, strongEtagOf, VersionedBody } from './versioned-body';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+const NOT_DTOS: readonly unknown[] = [Object, String, Number, Boolean, Array];
+
+/**
+ * Whether a handler takes its body untyped (`@Body() body`) or by member (`@Body('name') name`), as
+ * the NestJS documentation allows: no DTO reads such a body in the pipe, so it is parsed here.
+ */
+function readsUntypedBody(context: ExecutionContext): boolean {
+  const controller = context.getClass();
+  const method = context.getHandler().name;
+  const args = Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) as
+    Record<string, { index: number; data?: unknown }> | undefined;
+  const types = Reflect.getMetadata('design:paramtypes', controller.prototype, method) as
+    unknown[] | undefined;
+  const bodies = Object.entries(args ?? {})
+    .filter(([key]) => key.startsWith(`${RouteParamtypes.BODY}:`))
+    .map(([, arg]) => arg);
+  return (
+    bodies.length > 0 &&
+    bodies.every(({ index, data }) => data !== undefined || NOT_DTOS.includes(types?.[index]))
+  );
+}
+
+/** An untyped body as its format carries it: members as sent, XML and form values as text. */
+function parsedUntyped(body: RawWireBody): object {
+  try {
+    const { text, encoding } = body.decode();
+    return body.reader.decodePlain(text, undefined, encoding);
+  } catch (error) {
+    if (error instanceof MalformedBodyError)
+      throw RequestValidationError.ofBody('body', ...error.reasons);
+    throw error;
+  }
+}
 
 /**
  * The wire layer around every route: reads the request body for the pipe to parse, and writes the
@@ -30,6 +67,7 @@ export class WireInterceptor implements NestInterceptor {
   ) {}
 
   private readonly representations = new RepresentationCache();
+  private readonly untypedBodies = new WeakMap<object, boolean>();
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
@@ -54,10 +92,20 @@ export class WireInterceptor implements NestInterceptor {
     if (!METHODS_WITH_BODY.has(request.method)) return handle();
     return from(readWireBody(request, contentType, this.formats, this.config.bodyLimitBytes)).pipe(
       switchMap((body) => {
-        request.body = body;
+        request.body = body && this.readsUntypedBody(context) ? parsedUntyped(body) : body;
         return handle();
       }),
     );
+  }
+
+  private readsUntypedBody(context: ExecutionContext): boolean {
+    const handler = context.getHandler();
+    let untyped = this.untypedBodies.get(handler);
+    if (untyped === undefined) {
+      untyped = readsUntypedBody(context);
+      this.untypedBodies.set(handler, untyped);
+    }
+    return untyped;
   }
 
   private async write(
