@@ -31,7 +31,8 @@ function readsUntypedBody(context: ExecutionContext): boolean {
   const method = context.getHandler().name;
   const args = Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) as
     Record<string, { index: number; data?: unknown }> | undefined;
-  const types = Reflect.getMetadata('design:paramtypes', controller.prototype, method) as
+  const prototype = controller.prototype as object;
+  const types = Reflect.getMetadata('design:paramtypes', prototype, method) as
     unknown[] | undefined;
   const bodies = Object.entries(args ?? {})
     .filter(([key]) => key.startsWith(`${RouteParamtypes.BODY}:`))
