@@ -15,9 +15,7 @@ import { Authenticator } from './auth/authenticator';
 import { type AppConfig } from './config/app-config';
 import { HTTP_LOGGER, REQUEST_ID_HEADER } from './logging/logging.module';
 import { createOpenApiDocument, OPENAPI_PATHS, serveOpenApi } from './openapi/openapi-document';
-import { setServiceTimeZone } from './wire';
-import { RouteMethods } from './wire';
-import { WireExpressAdapter } from './wire';
+import { setServiceTimeZone, RouteMethods, WireExpressAdapter } from './wire';
 
 // Percent-escapes of RFC 3986's unreserved characters (letters, digits, - . _ ~): the same path.
 const UNRESERVED_ESCAPE = /%(3[0-9]|4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|2D|2E|5F|7E)/gi;

@@ -5,11 +5,14 @@ import { OPENAPI_PATHS } from '../src/openapi/openapi-document';
 import { AGENT_CHAIN_FIELDS } from '../src/transaction/agent-chain';
 import { TransactionDto } from '../src/transaction/dto/transaction.dto';
 import { UpdateAgentsDto } from '../src/transaction/dto/update-agents.dto';
-import { formatWireDate } from '../src/wire';
-import { INT32_MAX, INT32_MIN } from '../src/wire';
-import { RouteMethods } from '../src/wire';
-import { wireModelOf } from '../src/wire';
-import { XML_SCHEMA_INSTANCE } from '../src/wire';
+import {
+  formatWireDate,
+  INT32_MAX,
+  INT32_MIN,
+  RouteMethods,
+  wireModelOf,
+  XML_SCHEMA_INSTANCE,
+} from '../src/wire';
 import { DELIBERATE_DIFFERENCES } from './parity/deliberate-differences';
 import { LEGACY_EXCHANGES } from './parity/recorded';
 import { encodeForm, encodeXml, type FormListStyle } from './support/client-encoding';

@@ -10,8 +10,7 @@ import { TransactionDto } from '../src/transaction/dto/transaction.dto';
 import { AgentAssignmentEntity } from '../src/transaction/entities/agent-assignment.entity';
 import { TransactionRequirementEntity } from '../src/transaction/entities/transaction-requirement.entity';
 import { TransactionEntity } from '../src/transaction/entities/transaction.entity';
-import { wireModelOf } from '../src/wire';
-import { pickWireScalars } from '../src/wire';
+import { wireModelOf, pickWireScalars } from '../src/wire';
 import { textOfLength, transactionRecord } from './support/fixtures';
 import {
   createTestDatabase,

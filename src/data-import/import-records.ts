@@ -1,13 +1,23 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { ExactDecimal } from '../wire';
-import { type BoundRecord, type WireReader } from '../wire';
-import { isStorableDate } from '../wire';
-import { type ModelState, MalformedBodyError, RequestValidationError } from '../wire';
-import { DECIMAL_PRECISION, DECIMAL_SCALE, describeValue, STORED_TEXT_LENGTH } from '../wire';
-import { type WireClass, type WireModel, wireModelOf } from '../wire';
-import { type WireFormats } from '../wire';
-import { toValidatedDto } from '../wire';
+import {
+  ExactDecimal,
+  type BoundRecord,
+  type WireReader,
+  isStorableDate,
+  type ModelState,
+  MalformedBodyError,
+  RequestValidationError,
+  DECIMAL_PRECISION,
+  DECIMAL_SCALE,
+  describeValue,
+  STORED_TEXT_LENGTH,
+  type WireClass,
+  type WireModel,
+  wireModelOf,
+  type WireFormats,
+  toValidatedDto,
+} from '../wire';
 
 /** A record that cannot be imported: the message names the file, the record and the field. */
 export class ImportError extends Error {}

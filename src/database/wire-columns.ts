@@ -1,7 +1,12 @@
 import { Column, type ColumnOptions, getMetadataArgsStorage, type ValueTransformer } from 'typeorm';
-import { DECIMAL_PRECISION, DECIMAL_SCALE } from '../wire';
-import { type WireClass, type WireScalarMember, wireModelOf } from '../wire';
-import { type WireScalarsOf } from '../wire';
+import {
+  DECIMAL_PRECISION,
+  DECIMAL_SCALE,
+  type WireClass,
+  type WireScalarMember,
+  wireModelOf,
+  type WireScalarsOf,
+} from '../wire';
 
 /**
  * mysql2 returns DECIMAL as a string and SQLite as a number. Both become the number they spell; values

@@ -2,10 +2,13 @@ import { type INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { type RequestBodyObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { type AppConfig } from '../config/app-config';
-import { JSON_MEDIA_TYPES } from '../wire';
-import { declaredWireModels } from '../wire';
-import { REQUEST_EXAMPLE_EXTENSION } from '../wire';
-import { XML_MEDIA_TYPES, XmlCodec } from '../wire';
+import {
+  JSON_MEDIA_TYPES,
+  declaredWireModels,
+  REQUEST_EXAMPLE_EXTENSION,
+  XML_MEDIA_TYPES,
+  XmlCodec,
+} from '../wire';
 
 const DESCRIPTION =
   'Property sales transactions and their document requirements. Every operation speaks JSON ' +

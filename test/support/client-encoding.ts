@@ -1,6 +1,4 @@
-import { formatWireDate } from '../../src/wire';
-import { type WireModel, wireModelOf } from '../../src/wire';
-import { XML_SCHEMA_INSTANCE } from '../../src/wire';
+import { formatWireDate, type WireModel, wireModelOf, XML_SCHEMA_INSTANCE } from '../../src/wire';
 
 /** How clients write one value as text: dates in ISO 8601, null as empty (forms) or nil (XML). */
 function valueText(value: unknown): string {

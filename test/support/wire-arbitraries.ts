@@ -1,7 +1,14 @@
 import fc from 'fast-check';
-import { INT32_MAX, INT32_MIN } from '../../src/wire';
-import { DECIMAL_PRECISION, DECIMAL_SCALE } from '../../src/wire';
-import { type WireClass, type WireMember, type WireModel, wireModelOf } from '../../src/wire';
+import {
+  INT32_MAX,
+  INT32_MIN,
+  DECIMAL_PRECISION,
+  DECIMAL_SCALE,
+  type WireClass,
+  type WireMember,
+  type WireModel,
+  wireModelOf,
+} from '../../src/wire';
 
 /** Text every format can carry: well-formed Unicode without the characters XML 1.0 cannot hold. */
 // eslint-disable-next-line no-control-regex

@@ -1,5 +1,4 @@
-import { BooleanField, DateField, IntField, TextField } from '../../wire';
-import { WireRecord } from '../../wire';
+import { BooleanField, DateField, IntField, TextField, WireRecord } from '../../wire';
 
 /** One document requirement: a catalogue record, or an item of a transaction's checklist (seed 2.2). */
 @WireRecord({ name: 'RequirementAcquisition' })

@@ -1,5 +1,4 @@
-import { DateField, IntField, ListField, TextField } from '../../wire';
-import { WireRecord } from '../../wire';
+import { DateField, IntField, ListField, TextField, WireRecord } from '../../wire';
 import { RequirementAcquisitionDto } from './requirement-acquisition.dto';
 
 /** A requirement type with its acquisition records (seed 2.3); the legacy contract fixed its XML order. */

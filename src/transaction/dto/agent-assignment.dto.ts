@@ -1,5 +1,4 @@
-import { DateField, IntField, ListField, TextField } from '../../wire';
-import { WireRecord } from '../../wire';
+import { DateField, IntField, ListField, TextField, WireRecord } from '../../wire';
 
 /** One field of a change; values are written as text, since the chain mixes ids and names. */
 @WireRecord({ name: 'AgentChange' })

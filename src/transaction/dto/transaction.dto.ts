@@ -7,8 +7,8 @@ import {
   ListField,
   STORED_TEXT_LENGTH,
   TextField,
+  WireRecord,
 } from '../../wire';
-import { WireRecord } from '../../wire';
 
 const MONEY = { min: 1, max: 100000000 };
 /**

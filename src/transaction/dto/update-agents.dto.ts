@@ -1,5 +1,4 @@
-import { IntField } from '../../wire';
-import { WireRecord } from '../../wire';
+import { IntField, WireRecord } from '../../wire';
 import { TransactionDto } from './transaction.dto';
 
 /** The body of UpdateAgents: a whole Transaction, validated as one, that must also name its id. */

@@ -1,8 +1,7 @@
-import { type BoundRecord } from '../model/wire-model';
+import { type BoundRecord, type WireModel, wireModelOf } from '../model/wire-model';
 import { type PlainRecord, type WireReader } from './wire-codec';
 import { FORM_DIALECT } from './wire-dialects';
 import { MalformedBodyError } from '../model/wire-errors';
-import { type WireModel, wireModelOf } from '../model/wire-model';
 
 export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 

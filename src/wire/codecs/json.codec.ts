@@ -1,5 +1,10 @@
 import { readJsonDocument, readStandardJsonDocument } from './json-reader';
-import { type BoundRecord } from '../model/wire-model';
+import {
+  type BoundRecord,
+  type WireMember,
+  type WireModel,
+  wireModelOf,
+} from '../model/wire-model';
 import {
   type PlainRecord,
   type WireErrorBody,
@@ -10,7 +15,6 @@ import { formatWireDate } from '../values/wire-date';
 import { JSON_DIALECT } from './wire-dialects';
 import { UnreadableValue } from '../values/unreadable-value';
 import { MalformedBodyError } from '../model/wire-errors';
-import { type WireMember, type WireModel, wireModelOf } from '../model/wire-model';
 
 export const JSON_MEDIA_TYPES = ['application/json', 'text/json'] as const;
 export const PROBLEM_JSON = 'application/problem+json';

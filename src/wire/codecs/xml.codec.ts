@@ -1,6 +1,6 @@
 import { parser as saxParser } from 'sax';
 import { Parser } from 'xml2js';
-import { type BoundRecord } from '../model/wire-model';
+import { type BoundRecord, type WireModel, wireModelOf } from '../model/wire-model';
 import {
   MAX_DOCUMENT_DEPTH,
   type PlainRecord,
@@ -13,7 +13,6 @@ import { UnreadableValue } from '../values/unreadable-value';
 import { XML_DIALECT } from './wire-dialects';
 import { MalformedBodyError } from '../model/wire-errors';
 import { describeValue } from '../model/wire-fields';
-import { type WireModel, wireModelOf } from '../model/wire-model';
 import { encodeLocalName } from './xml-names';
 
 export const XML_MEDIA_TYPES = ['application/xml', 'text/xml'] as const;

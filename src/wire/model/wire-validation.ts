@@ -1,10 +1,9 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { ExactDecimal } from '../values/exact-decimal';
-import { type BoundRecord } from './wire-model';
+import { type BoundRecord, type WireClass, type WireModel, wireModelOf } from './wire-model';
 import { UnreadableValue } from '../values/unreadable-value';
 import { type ModelState, RequestValidationError } from './wire-errors';
-import { type WireClass, type WireModel, wireModelOf } from './wire-model';
 
 function collectMessages(
   errors: readonly ValidationError[],
