@@ -46,6 +46,17 @@ const TRANSACTION_ID = ApiParam({
   example: 1001,
 });
 
+/** What a read of one transaction may answer besides its body. */
+const READ_ONE_ERRORS = WireErrors(
+  304,
+  400,
+  AuthenticationError,
+  TransactionNotFoundError,
+  RateLimitedError,
+  500,
+  DatabaseUnavailableError,
+);
+
 @ApiTags('Transaction')
 @Controller('Transaction')
 export class TransactionController {
@@ -112,15 +123,7 @@ export class TransactionController {
     description: 'The transaction; its ETag serves If-Match on UpdateAgents.',
     example: TRANSACTION_EXAMPLE,
   })
-  @WireErrors(
-    304,
-    400,
-    AuthenticationError,
-    TransactionNotFoundError,
-    RateLimitedError,
-    500,
-    DatabaseUnavailableError,
-  )
+  @READ_ONE_ERRORS
   async getTransaction(
     @Param('transaction_id', Int32ParamPipe) transactionId: number,
     @Res({ passthrough: true }) response: Response,
@@ -141,15 +144,7 @@ export class TransactionController {
     description: 'The changes (ArrayOfAgentAssignment in XML).',
     example: AGENT_HISTORY_EXAMPLE,
   })
-  @WireErrors(
-    304,
-    400,
-    AuthenticationError,
-    TransactionNotFoundError,
-    RateLimitedError,
-    500,
-    DatabaseUnavailableError,
-  )
+  @READ_ONE_ERRORS
   getAgentHistory(
     @Param('transaction_id', Int32ParamPipe) transactionId: number,
   ): Promise<AgentAssignmentDto[]> {
