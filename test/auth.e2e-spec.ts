@@ -13,7 +13,7 @@ import {
   TokenIssuer,
   unsecuredToken,
 } from './support/auth-credentials';
-import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { CATALOGUE, textOfLength, transactionRecord } from './support/fixtures';
 import { expectProblem, type HttpResult } from './support/http-assertions';
 import { ServiceProcess } from './support/processes';
 import {
@@ -41,6 +41,8 @@ const API_KEYS = { gateway: GATEWAY_KEY, backoffice: BACKOFFICE_KEY };
 const ISSUER = 'https://login.example.test/';
 const AUDIENCE = 'property-sales-api';
 const SUBJECT = 'agent-supervisor-17';
+/** The longest a token may live in the JWT suites that set it. */
+const MAX_LIFETIME_SECONDS = 3600;
 
 const APIKEY_CHALLENGE = 'ApiKey realm="property-sales"';
 const BEARER_CHALLENGE = 'Bearer realm="property-sales"';
@@ -372,6 +374,7 @@ describe('AUTH_MODE=jwt', () => {
     AUTH_JWT_ISSUER: ISSUER,
     AUTH_JWT_AUDIENCE: AUDIENCE,
     AUTH_JWT_CLOCK_SKEW_SECONDS: '60',
+    AUTH_JWT_MAX_LIFETIME_SECONDS: String(MAX_LIFETIME_SECONDS),
   };
   let jwks: JwksServer | undefined;
 
@@ -390,11 +393,12 @@ describe('AUTH_MODE=jwt', () => {
     (context: SuiteContext) => {
       const READ = 201;
       const HISTORY = 202;
+      const LONG_SUBJECTS = 203;
 
       beforeAll(() =>
         context.running.seed({
           requirements: CATALOGUE,
-          transactions: [READ, HISTORY].map((id) => transactionRecord(id)),
+          transactions: [READ, HISTORY, LONG_SUBJECTS].map((id) => transactionRecord(id)),
         }),
       );
 
@@ -417,6 +421,34 @@ describe('AUTH_MODE=jwt', () => {
         ]);
         // The key came from the JWKS endpoint.
         expect(jwks?.fetches).toBeGreaterThan(0);
+      });
+
+      it('records a subject of any length whole, as a token carries it', async () => {
+        // 300 characters of several bytes each; 5000 of one byte, as a header of 16 kB holds them.
+        const subjects = [textOfLength('subject', 300), `urn:agent:${'7'.repeat(4990)}`];
+        for (const [index, subject] of subjects.entries()) {
+          await withToken(
+            context.http.post(UPDATE_AGENTS),
+            await issuer.sign(claims({ sub: subject })),
+          )
+            .send(renameBroker(LONG_SUBJECTS, `Broker ${index}`))
+            .expect(204);
+        }
+        const history = await withToken(
+          context.http.get(getAgentHistoryPath(LONG_SUBJECTS)),
+          await issuer.sign(claims()),
+        )
+          .set('Accept', 'application/json')
+          .expect(200);
+        expect((history.body as HistoryRecord[]).map((record) => record.changed_by)).toEqual(
+          subjects,
+        );
+      });
+
+      it('accepts a token that lives exactly AUTH_JWT_MAX_LIFETIME_SECONDS', async () => {
+        const iat = nowSeconds();
+        const token = await issuer.sign(claims({ iat, exp: iat + MAX_LIFETIME_SECONDS }));
+        await withToken(context.http.get(getTransactionPath(READ)), token).expect(200);
       });
 
       it('accepts an audience list that includes the service', async () => {
@@ -475,6 +507,15 @@ describe('AUTH_MODE=jwt', () => {
         ],
         ['without sub', () => issuer.sign(claims({ sub: undefined }))],
         ['without exp', () => issuer.sign(claims({ exp: undefined }))],
+        ['without iat, so of unknown lifetime', () => issuer.sign(claims({ iat: undefined }))],
+        [
+          'living longer than AUTH_JWT_MAX_LIFETIME_SECONDS',
+          () => issuer.sign(claims({ exp: nowSeconds() + MAX_LIFETIME_SECONDS + 1 })),
+        ],
+        [
+          'issued ahead of the clock beyond the skew',
+          () => issuer.sign(claims({ iat: nowSeconds() + 120, exp: nowSeconds() + 600 })),
+        ],
         ['unsecured (alg: none)', () => Promise.resolve(unsecuredToken(claims()))],
         ['malformed', () => Promise.resolve('not-a-jwt')],
         ['of three parts that are not JWT', () => Promise.resolve('e30.e30.c2ln')],

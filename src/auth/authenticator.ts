@@ -55,7 +55,11 @@ function apiKeyVerifier(keys: readonly ApiKey[]): Verify {
   };
 }
 
-/** `Authorization: Bearer …`, verified against the issuer's keys, issuer and audience, with bounded skew. */
+/**
+ * `Authorization: Bearer …`, verified against the issuer's keys, issuer and audience, with bounded skew.
+ * A token must say when it was issued, not in the future, and live (`exp` - `iat`) no longer than
+ * AUTH_JWT_MAX_LIFETIME_SECONDS: a long-lived token is refused outright, not only once it is old.
+ */
 function jwtVerifier(config: Extract<AuthConfig, { mode: 'jwt' }>): Verify {
   const challenge = `Bearer realm="${REALM}"`;
   let key: Promise<KeyLike> | JWTVerifyGetKey;
@@ -74,9 +78,12 @@ function jwtVerifier(config: Extract<AuthConfig, { mode: 'jwt' }>): Verify {
           audience: config.audience,
           algorithms: [...config.algorithms],
           clockTolerance: config.clockSkewSeconds,
-          requiredClaims: ['sub', 'exp'],
+          requiredClaims: ['sub', 'exp', 'iat'],
+          // Also checks that `iat` is a number and not ahead of the clock.
+          maxTokenAge: config.maxLifetimeSeconds,
         },
       );
+      if (payload.exp! - payload.iat! > config.maxLifetimeSeconds) throw new RangeError('lifetime');
       return { id: payload.sub! };
     } catch {
       throw new AuthenticationError(

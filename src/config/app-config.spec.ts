@@ -324,7 +324,7 @@ describe('loadAppConfig', () => {
       }
     });
 
-    it('requires a key source, an issuer and an audience for JWTs, with a bounded clock skew', () => {
+    it('requires a key source, an issuer and an audience for JWTs, with a bounded clock skew and token lifetime', () => {
       const config = loadAppConfig({
         AUTH_MODE: 'jwt',
         AUTH_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
@@ -335,13 +335,19 @@ describe('loadAppConfig', () => {
         mode: 'jwt',
         algorithms: ['RS256'],
         clockSkewSeconds: 30,
+        maxLifetimeSeconds: 86400,
       });
-      const error = configurationErrorOf({ AUTH_MODE: 'jwt', AUTH_JWT_CLOCK_SKEW_SECONDS: '3600' });
+      const error = configurationErrorOf({
+        AUTH_MODE: 'jwt',
+        AUTH_JWT_CLOCK_SKEW_SECONDS: '3600',
+        AUTH_JWT_MAX_LIFETIME_SECONDS: '31536000',
+      });
       for (const name of [
         'AUTH_JWKS_URL',
         'AUTH_JWT_ISSUER',
         'AUTH_JWT_AUDIENCE',
         'AUTH_JWT_CLOCK_SKEW_SECONDS',
+        'AUTH_JWT_MAX_LIFETIME_SECONDS',
       ]) {
         expect(error.message).toContain(name);
       }

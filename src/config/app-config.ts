@@ -63,6 +63,8 @@ export type AuthConfig =
       readonly issuer: string;
       readonly audience: string;
       readonly clockSkewSeconds: number;
+      /** The longest a token may live (`exp` - `iat`): a leaked long-lived token stays usable long. */
+      readonly maxLifetimeSeconds: number;
     };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -304,6 +306,8 @@ function readJwt(reader: EnvironmentReader, env: Environment): AuthConfig {
     issuer,
     audience,
     clockSkewSeconds: reader.integer('AUTH_JWT_CLOCK_SKEW_SECONDS', 30, 0, 300),
+    // A day admits the identity providers' usual access tokens (an hour, up to a day).
+    maxLifetimeSeconds: reader.integer('AUTH_JWT_MAX_LIFETIME_SECONDS', 86400, 60, 604800),
   };
 }
 

@@ -9,7 +9,11 @@ export class AgentAssignmentEntity {
   @PrimaryGeneratedColumn({ type: 'int' }) assignment_id!: number;
   @Column({ type: 'int' }) transaction_id!: number;
   @Column({ type: 'datetime', precision: 3 }) stamp!: Date;
-  @Column({ type: 'varchar', length: 255, nullable: true }) changed_by!: string | null;
+  /**
+   * The caller's id (an API key's name or a token's subject), whole: TEXT, as a subject has no length
+   * limit but the request header's, and 65,535 bytes hold any subject of a header Node accepts.
+   */
+  @Column({ type: 'text', nullable: true }) changed_by!: string | null;
   /**
    * JSON, not simple-json: simple-json is a MySQL TEXT of 65,535 bytes, and one change of all seven
    * names of 4000 characters can take 14 times 12,000. JSON is LONGTEXT on MariaDB, text on SQLite.

@@ -1,10 +1,12 @@
 import { InitialSchema1795337578554 } from './1795337578554-InitialSchema';
 import { CatalogueVersion1795341219492 } from './1795341219492-CatalogueVersion';
 import { WideTextColumns1795411873512 } from './1795411873512-WideTextColumns';
+import { WideCallerId1795426546718 } from './1795426546718-WideCallerId';
 
 /** The embedded database's schema, oldest first; the service applies them at every start. */
 export const SQLITE_MIGRATIONS = [
   InitialSchema1795337578554,
   CatalogueVersion1795341219492,
   WideTextColumns1795411873512,
+  WideCallerId1795426546718,
 ];
