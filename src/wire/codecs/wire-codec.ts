@@ -68,3 +68,44 @@ export interface WireWriter {
  * formatters read (their MaxDepth, 256).
  */
 export const MAX_DOCUMENT_DEPTH = 256;
+
+/**
+ * What one document may hold, counted while it is read, before anything is built from it (the idea of
+ * .NET's XmlDictionaryReaderQuotas): past any of them the document is refused as malformed, so the
+ * CPU and memory a body costs stay bounded by its quotas, whatever its shape.
+ */
+export interface DocumentQuotas {
+  /** Nesting of elements, objects and arrays. */
+  readonly maxDepth: number;
+  /** XML elements in the whole document. */
+  readonly maxElements: number;
+  /** XML attributes on one element, namespace declarations included. */
+  readonly maxAttributes: number;
+  /** Characters in one XML element or attribute name, prefix included. */
+  readonly maxNameLength: number;
+  /** JSON object members in the whole document. */
+  readonly maxMembers: number;
+}
+
+/**
+ * Request bodies. A body within the default 1 MB limit holds at most some 25,000 elements or members
+ * of the service's records (a Transaction with 8,000 requirements); these leave room beyond that, and
+ * a body at them still costs a few tens of milliseconds of CPU.
+ */
+export const REQUEST_QUOTAS: DocumentQuotas = {
+  maxDepth: MAX_DOCUMENT_DEPTH,
+  maxElements: 65_536,
+  maxAttributes: 64,
+  maxNameLength: 1024,
+  maxMembers: 65_536,
+};
+
+/**
+ * Collection documents for data import: an operator's own files, as large as the data they carry, so
+ * the counts are unbounded; nesting and names are not, since no record needs more.
+ */
+export const IMPORT_QUOTAS: DocumentQuotas = {
+  ...REQUEST_QUOTAS,
+  maxElements: Number.POSITIVE_INFINITY,
+  maxMembers: Number.POSITIVE_INFINITY,
+};

@@ -1,7 +1,7 @@
 import { RequirementAcquisitionDto } from '../../requirement/dto/requirement-acquisition.dto';
 import { RequirementDto } from '../../requirement/dto/requirement.dto';
 import { TransactionDto } from '../../transaction/dto/transaction.dto';
-import { MAX_DOCUMENT_DEPTH } from './wire-codec';
+import { IMPORT_QUOTAS, MAX_DOCUMENT_DEPTH, REQUEST_QUOTAS } from './wire-codec';
 import { MalformedBodyError } from '../model/wire-errors';
 import { wireModelOf } from '../model/wire-model';
 import { describeValue } from '../model/wire-fields';
@@ -192,7 +192,7 @@ describe('XmlCodec reading', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
-  it('treats tags named like Object.prototype members, or like xml2js keys, as unknown elements', () => {
+  it('treats tags named like Object.prototype members, or `_`, as unknown elements', () => {
     const bound = decode(
       '<Transaction><__proto__><polluted>yes</polluted></__proto__><constructor>1</constructor>' +
         '<toString>x</toString><hasOwnProperty>y</hasOwnProperty><_>z</_><financetype>Cash</financetype></Transaction>',
@@ -210,6 +210,68 @@ describe('XmlCodec reading', () => {
     );
     expect(items).toEqual([{ requirement_id: 1 }, { requirement_id: 2 }]);
     expect(() => xml.decodeList('<Transaction/>', transaction)).toThrow(MalformedBodyError);
+  });
+});
+
+describe('XmlCodec quotas', () => {
+  const { maxElements, maxAttributes, maxNameLength } = REQUEST_QUOTAS;
+  const decode = (text: string) => xml.decode(text, transaction);
+  const root = (children: string, attributes = '') =>
+    `<Transaction${attributes}>${children}</Transaction>`;
+  const attributes = (count: number) =>
+    Array.from({ length: count }, (_, n) => ` a${n}="${n}"`).join('');
+
+  it.each([
+    [
+      'elements',
+      root('<a/>'.repeat(maxElements - 1)),
+      root('<a/>'.repeat(maxElements)),
+      `holds more than ${maxElements} elements`,
+    ],
+    [
+      'attributes on one element',
+      root('<a/>', attributes(maxAttributes)),
+      root(`<a${attributes(maxAttributes + 1)}/>`),
+      `has an element with more than ${maxAttributes} attributes`,
+    ],
+    [
+      'characters in an element name',
+      root(`<${'a'.repeat(maxNameLength)}/>`),
+      root(`<${'a'.repeat(maxNameLength + 1)}/>`),
+      `has a name longer than ${maxNameLength} characters`,
+    ],
+    [
+      'characters in an attribute name',
+      root('', ` ${'a'.repeat(maxNameLength)}="1"`),
+      root('', ` ${'a'.repeat(maxNameLength + 1)}="1"`),
+      `has a name longer than ${maxNameLength} characters`,
+    ],
+    [
+      'levels of nesting',
+      `${'<a>'.repeat(MAX_DOCUMENT_DEPTH)}${'</a>'.repeat(MAX_DOCUMENT_DEPTH)}`,
+      `${'<a>'.repeat(MAX_DOCUMENT_DEPTH + 1)}${'</a>'.repeat(MAX_DOCUMENT_DEPTH + 1)}`,
+      `is nested deeper than ${MAX_DOCUMENT_DEPTH} levels`,
+    ],
+  ])('reads a body at its quota of %s and refuses one past it', (_, atQuota, pastQuota, reason) => {
+    // The root element counts towards the quotas; decodePlain reads any root.
+    expect(() => xml.decodePlain(atQuota)).not.toThrow();
+    expect(() => decode(pastQuota)).toThrow(new MalformedBodyError(`The request body ${reason}.`));
+  });
+
+  it('refuses a body past a quota where it passes it, before reading the rest', () => {
+    const pastQuota = root('<a/>'.repeat(maxElements)).replace('</Transaction>', '');
+    expect(() => decode(`${pastQuota}<unclosed`)).toThrow(/more than \d+ elements/);
+  });
+
+  it('reads import documents past the request quotas, with the same limit on nesting', () => {
+    const acquisition = wireModelOf(RequirementAcquisitionDto);
+    const count = maxElements + 1;
+    const items = xml.decodeList(
+      `<ArrayOfRequirementAcquisition>${'<RequirementAcquisition/>'.repeat(count)}</ArrayOfRequirementAcquisition>`,
+      acquisition,
+    );
+    expect(items).toHaveLength(count);
+    expect(IMPORT_QUOTAS.maxDepth).toBe(MAX_DOCUMENT_DEPTH);
   });
 });
 

@@ -1,8 +1,9 @@
 import { parser as saxParser } from 'sax';
-import { Parser } from 'xml2js';
 import { type BoundRecord, type WireModel, wireModelOf } from '../model/wire-model';
 import {
-  MAX_DOCUMENT_DEPTH,
+  type DocumentQuotas,
+  IMPORT_QUOTAS,
+  REQUEST_QUOTAS,
   type PlainRecord,
   type WireErrorBody,
   type WireReader,
@@ -26,59 +27,101 @@ interface XmlElement {
   readonly children: ReadonlyMap<string, readonly XmlElement[]>;
 }
 
-// xml2js keys elements and attributes by name on plain objects, next to its own `_` and `$` keys. Every
-// name gets a prefix, so no tag (`__proto__`, `toString`, `_`…) can collide with either.
-const ELEMENT = 'e:';
-const ATTRIBUTE = 'a:';
+const NO_CHILDREN: ReadonlyMap<string, readonly XmlElement[]> = new Map();
+
+/** An element being read: its text so far, and what decides how that text is kept. */
+interface OpenElement {
+  readonly name: string;
+  text: string;
+  cdata: boolean;
+  attributes: number;
+  nil: boolean;
+  children?: Map<string, XmlElement[]>;
+}
+
 const localName = (name: string) => name.slice(name.indexOf(':') + 1);
+const BLANK = /^\s*$/;
 
 /**
- * Refuses what xml2js would otherwise accept or ignore: a DTD (no entity expansion, internal or
- * external, ever happens), nesting past the depth limit, a second root, text after the root.
+ * The element as the codec has always read it: its text and CDATA as sent, except that white space
+ * alone is no text in an element that also has attributes or child elements.
  */
-function checkStructure(text: string): void {
+function closed(open: OpenElement): XmlElement {
+  const children = open.children ?? NO_CHILDREN;
+  const blank = !open.cdata && BLANK.test(open.text);
+  const text = blank && (open.attributes > 0 || children.size > 0) ? '' : open.text;
+  return { name: open.name, text, nil: open.nil, children };
+}
+
+/**
+ * Reads a document in one pass into its element tree, refusing, as soon as they are met and before
+ * anything is built from them: a DTD (no entity expansion, internal or external, ever happens), a
+ * second root, text outside the root, and anything past the quotas.
+ */
+function readTree(text: string, quotas: DocumentQuotas): XmlElement {
   const sax = saxParser(true);
-  let depth = 0;
-  let rootClosed = false;
+  const open: OpenElement[] = [];
+  let elements = 0;
+  let root: XmlElement | undefined;
   const refuse = (reason: string) => {
     throw new MalformedBodyError(reason);
   };
+  const checkName = (name: string) => {
+    if (name.length > quotas.maxNameLength)
+      refuse(`The request body has a name longer than ${quotas.maxNameLength} characters.`);
+  };
   sax.ondoctype = () => refuse('The request body must not contain a document type declaration.');
-  sax.onopentag = () => {
-    if (rootClosed) refuse('The request body must hold exactly one root element.');
-    if (++depth > MAX_DOCUMENT_DEPTH)
-      refuse(`The request body is nested deeper than ${MAX_DOCUMENT_DEPTH} levels.`);
+  sax.onopentagstart = ({ name }) => {
+    if (root) refuse('The request body must hold exactly one root element.');
+    if (open.length === quotas.maxDepth)
+      refuse(`The request body is nested deeper than ${quotas.maxDepth} levels.`);
+    if (++elements > quotas.maxElements)
+      refuse(`The request body holds more than ${quotas.maxElements} elements.`);
+    checkName(name);
+    open.push({ name: localName(name), text: '', cdata: false, attributes: 0, nil: false });
+  };
+  sax.onattribute = ({ name }) => {
+    const element = open[open.length - 1];
+    if (++element.attributes > quotas.maxAttributes)
+      refuse(`The request body has an element with more than ${quotas.maxAttributes} attributes.`);
+    checkName(name);
+  };
+  sax.onopentag = (tag) => {
+    // Read without namespace processing, attributes are plain text. The last one named nil, whatever
+    // its prefix, decides; xsd:boolean: `true` or `1`.
+    const attributes = tag.attributes as Record<string, string>;
+    let nilText: string | undefined;
+    for (const name in attributes) if (localName(name) === 'nil') nilText = attributes[name];
+    nilText = nilText?.trim();
+    open[open.length - 1].nil = nilText === 'true' || nilText === '1';
   };
   sax.onclosetag = () => {
-    if (--depth === 0) rootClosed = true;
+    const element = closed(open.pop() as OpenElement);
+    const parent = open[open.length - 1];
+    if (!parent) {
+      root = element;
+      return;
+    }
+    parent.children ??= new Map();
+    const siblings = parent.children.get(element.name);
+    if (siblings) siblings.push(element);
+    else parent.children.set(element.name, [element]);
   };
   sax.ontext = (chunk) => {
-    if (depth === 0 && chunk.trim() !== '')
-      refuse('The request body has text outside its root element.');
+    const element = open[open.length - 1];
+    if (element) element.text += chunk;
+    else if (chunk.trim() !== '') refuse('The request body has text outside its root element.');
+  };
+  sax.oncdata = (chunk) => {
+    const element = open[open.length - 1];
+    if (!element) return;
+    element.text += chunk;
+    element.cdata = true;
   };
   sax.onerror = (error) =>
     refuse(`The request body is not well-formed XML: ${error.message.split('\n')[0]}`);
   sax.write(text).close();
-  if (!rootClosed) refuse('The request body holds no XML element.');
-}
-
-type Xml2jsNode = string | { _?: string; $?: Record<string, string>; [child: string]: unknown };
-
-function toElement(name: string, node: Xml2jsNode): XmlElement {
-  if (typeof node === 'string') return { name, text: node, nil: false, children: new Map() };
-  const children = new Map<string, XmlElement[]>();
-  for (const [key, value] of Object.entries(node)) {
-    if (!key.startsWith(ELEMENT)) continue;
-    const childName = key.slice(ELEMENT.length);
-    children.set(
-      childName,
-      (value as Xml2jsNode[]).map((child) => toElement(childName, child)),
-    );
-  }
-  // xsd:boolean: `true` or `1`.
-  const nilText = node.$?.[`${ATTRIBUTE}nil`]?.trim();
-  const nil = nilText === 'true' || nilText === '1';
-  return { name, text: node._ ?? '', nil, children };
+  return root ?? refuse('The request body holds no XML element.');
 }
 
 // The encodings an XML declaration may name, as the legacy's text reader knew them.
@@ -103,29 +146,9 @@ function checkDeclaredEncoding(text: string, encoding: string): void {
   }
 }
 
-function parseRoot(text: string, encoding = 'utf-8'): XmlElement {
+function parseRoot(text: string, quotas: DocumentQuotas, encoding = 'utf-8'): XmlElement {
   checkDeclaredEncoding(text, encoding);
-  checkStructure(text);
-  const parser = new Parser({
-    explicitRoot: true,
-    explicitArray: true,
-    explicitCharkey: true,
-    trim: false,
-    normalize: false,
-    strict: true,
-    async: false,
-    tagNameProcessors: [(name: string) => ELEMENT + localName(name)],
-    attrNameProcessors: [(name: string) => ATTRIBUTE + localName(name)],
-  });
-  let root: Record<string, Xml2jsNode> | undefined;
-  let failure: Error | undefined;
-  parser.parseString(text, (error: Error | null, result: Record<string, Xml2jsNode>) => {
-    failure = error ?? undefined;
-    root = result;
-  });
-  if (failure || !root) throw new MalformedBodyError('The request body is not well-formed XML.');
-  const [key, node] = Object.entries(root)[0];
-  return toElement(key.slice(ELEMENT.length), node);
+  return readTree(text, quotas);
 }
 
 /**
@@ -167,7 +190,7 @@ function bindRecord(model: WireModel, element: XmlElement): BoundRecord {
 }
 
 /**
- * An element's children as plain members, as xml2js reads them without explicit arrays: an element
+ * An element's children as plain members, as a body parser reads XML without explicit arrays: an element
  * without children is its text, `i:nil` is null, one with children a record, and a name repeated a
  * list. Attributes, and text beside child elements, are ignored.
  */
@@ -221,7 +244,7 @@ export class XmlCodec implements WireReader, WireWriter {
   }
 
   decode(text: string, model: WireModel, encoding?: string): BoundRecord {
-    const root = parseRoot(text, encoding);
+    const root = parseRoot(text, REQUEST_QUOTAS, encoding);
     if (root.name !== model.name)
       throw new MalformedBodyError(`The root element must be ${model.name}.`);
     return bindRecord(model, root);
@@ -229,14 +252,14 @@ export class XmlCodec implements WireReader, WireWriter {
 
   /** The root element is named after the DTO's class, in any namespace; any, for an untyped body. */
   decodePlain(text: string, rootName?: string, encoding?: string): PlainRecord {
-    const root = parseRoot(text, encoding);
+    const root = parseRoot(text, REQUEST_QUOTAS, encoding);
     if (rootName !== undefined && root.name !== rootName)
       throw new MalformedBodyError(`The root element must be ${rootName}.`);
     return plainMembers(root);
   }
 
   decodeList(text: string, model: WireModel): BoundRecord[] {
-    const root = parseRoot(text);
+    const root = parseRoot(text, IMPORT_QUOTAS);
     if (root.name !== model.collectionName) {
       throw new MalformedBodyError(`The root element must be ${model.collectionName}.`);
     }
