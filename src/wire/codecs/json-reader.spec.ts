@@ -1,5 +1,5 @@
-import { JsonNumeral, readJsonDocument } from './json-reader';
-import { MAX_DOCUMENT_DEPTH } from './wire-codec';
+import { JsonNumeral, readJsonDocument, readStandardJsonDocument } from './json-reader';
+import { IMPORT_QUOTAS, MAX_DOCUMENT_DEPTH, REQUEST_QUOTAS } from './wire-codec';
 import { MalformedBodyError } from '../model/wire-errors';
 
 describe('readJsonDocument', () => {
@@ -66,5 +66,35 @@ describe('readJsonDocument', () => {
     expect(() => readJsonDocument(nested(MAX_DOCUMENT_DEPTH + 1))).toThrow(/nested deeper/);
     expect(() => readJsonDocument(nested(MAX_DOCUMENT_DEPTH + 1, '0x1'))).toThrow(/nested deeper/);
     expect(() => readJsonDocument(`${'['.repeat(100000)}0x1`)).toThrow(/nested deeper/);
+  });
+
+  describe(`refuses more than ${REQUEST_QUOTAS.maxMembers} members before parsing`, () => {
+    const { maxMembers } = REQUEST_QUOTAS;
+    const members = (count: number, quote = '"') =>
+      `{${Array.from({ length: count }, (_, n) => `${quote}k${n}${quote}:${n % 2 ? '[{}]' : '0'}`).join(',')}}`;
+    const refused = new MalformedBodyError(
+      `The request body holds more than ${maxMembers} members.`,
+    );
+
+    it.each([
+      ['valid JSON', readJsonDocument, '"'],
+      ['the lenient syntax', readJsonDocument, "'"],
+      ['standard JSON', readStandardJsonDocument, '"'],
+    ])('in %s, reading a document at the quota', (_, read, quote) => {
+      expect(() => read(members(maxMembers, quote))).not.toThrow();
+      expect(() => read(members(maxMembers + 1, quote))).toThrow(refused);
+    });
+
+    it('counts no colon or bracket inside strings or comments, nor after the document', () => {
+      const text = members(maxMembers - 2).replace(
+        '{',
+        `{"a":"x:{[\\":" /* y:{ */ , 'b' : 'z:[\\':' // w:[\n, `,
+      );
+      expect(() => readJsonDocument(`${text} {"c":0}`)).not.toThrow();
+    });
+
+    it('lets import documents hold any number of members', () => {
+      expect(readJsonDocument(members(maxMembers + 1), IMPORT_QUOTAS)).toHaveProperty('k0');
+    });
   });
 });

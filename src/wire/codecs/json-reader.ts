@@ -1,4 +1,4 @@
-import { MAX_DOCUMENT_DEPTH } from './wire-codec';
+import { type DocumentQuotas, REQUEST_QUOTAS } from './wire-codec';
 import { MalformedBodyError } from '../model/wire-errors';
 
 /** A JSON number exactly as written (`0.50000000000000001`, `0x1A`, `012`, `.5`), for the binder to read. */
@@ -10,47 +10,97 @@ export class JsonNumeral {
 const LONG_NUMERAL = /\d(?:\.?\d){15}/;
 
 /**
- * Reads a JSON document the way Json.NET 6's reader did. Valid JSON takes the fast path through
- * `JSON.parse`; only text it refuses, or whose numerals a double cannot carry exactly, goes through
- * the lenient reader below. Either way the first value is the document; content after it is ignored.
+ * Reads a JSON document the way Json.NET 6's reader did, within the quotas. Valid JSON takes the fast
+ * path through `JSON.parse`; only text it refuses, or whose numerals a double cannot carry exactly,
+ * goes through the lenient reader below. Either way the first value is the document; content after it
+ * is ignored.
  */
-export function readJsonDocument(text: string): unknown {
+export function readJsonDocument(text: string, quotas = REQUEST_QUOTAS): unknown {
+  checkQuotas(text, quotas);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    return new LenientJsonReader(text).readDocument();
+    return new LenientJsonReader(text, quotas.maxDepth).readDocument();
   }
-  if (LONG_NUMERAL.test(text)) return new LenientJsonReader(text).readDocument();
-  if (depthExceeds(parsed, MAX_DOCUMENT_DEPTH)) throw tooDeep();
+  if (LONG_NUMERAL.test(text)) return new LenientJsonReader(text, quotas.maxDepth).readDocument();
   return parsed;
 }
 
 /**
- * Reads standard JSON only, as NestJS's body parser does (numbers as doubles), within the depth limit:
- * for plain DTOs, which keep the framework's reading rather than Json.NET's.
+ * Reads standard JSON only, as NestJS's body parser does (numbers as doubles), within the quotas: for
+ * plain DTOs, which keep the framework's reading rather than Json.NET's.
  */
-export function readStandardJsonDocument(text: string): unknown {
-  let parsed: unknown;
+export function readStandardJsonDocument(text: string, quotas = REQUEST_QUOTAS): unknown {
+  checkQuotas(text, quotas);
   try {
-    parsed = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     // The parser's own message quotes the body; the client has it already.
     throw new MalformedBodyError('The request body is not valid JSON.');
   }
-  if (depthExceeds(parsed, MAX_DOCUMENT_DEPTH)) throw tooDeep();
-  return parsed;
 }
 
-function depthExceeds(value: unknown, limit: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (limit === 0) return true;
-  const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
-  return children.some((child) => depthExceeds(child, limit - 1));
+const tooDeep = (maxDepth: number) =>
+  new MalformedBodyError(`The request body is nested deeper than ${maxDepth} levels.`);
+
+/**
+ * Counts members and nesting in one pass over the text, before any parser builds an object from it,
+ * and refuses the document past the quotas. It reads the lenient syntax too (strings in either quote,
+ * comments), which valid JSON is a part of, and stops where the first value ends, as the readers do.
+ */
+function checkQuotas(text: string, { maxDepth, maxMembers }: DocumentQuotas): void {
+  let depth = 0;
+  let members = 0;
+  for (let at = 0; at < text.length; at++) {
+    switch (text[at]) {
+      case '"':
+      case "'":
+        at = stringEnd(text, at);
+        break;
+      case '/':
+        at = commentEnd(text, at);
+        break;
+      case ':':
+        if (++members > maxMembers)
+          throw new MalformedBodyError(`The request body holds more than ${maxMembers} members.`);
+        break;
+      case '{':
+      case '[':
+        if (++depth > maxDepth) throw tooDeep(maxDepth);
+        break;
+      case '}':
+      case ']':
+        if (--depth === 0) return;
+        break;
+    }
+  }
 }
 
-const tooDeep = () =>
-  new MalformedBodyError(`The request body is nested deeper than ${MAX_DOCUMENT_DEPTH} levels.`);
+/** Where the string opened by the quote at `start` ends (its closing quote), or the text's end. */
+function stringEnd(text: string, start: number): number {
+  const quote = text[start];
+  for (let at = start + 1; at < text.length; at++) {
+    const character = text[at];
+    if (character === quote) return at;
+    if (character === '\\') at++;
+  }
+  return text.length;
+}
+
+/** Where the comment starting at `start`, if one does, ends (its last character). */
+function commentEnd(text: string, start: number): number {
+  const next = text[start + 1];
+  if (next === '/') {
+    const end = text.indexOf('\n', start);
+    return end < 0 ? text.length : end;
+  }
+  if (next === '*') {
+    const end = text.indexOf('*/', start + 2);
+    return end < 0 ? text.length : end + 1;
+  }
+  return start;
+}
 
 const ESCAPES: Record<string, string> = {
   '"': '"',
@@ -75,7 +125,10 @@ const WHITESPACE = /\s*/y;
 class LenientJsonReader {
   private at = 0;
 
-  constructor(private readonly text: string) {}
+  constructor(
+    private readonly text: string,
+    private readonly maxDepth: number,
+  ) {}
 
   readDocument(): unknown {
     return this.readValue(0);
@@ -104,7 +157,7 @@ class LenientJsonReader {
   private readValue(depth: number): unknown {
     const character = this.peek();
     if (character === '{' || character === '[') {
-      if (depth >= MAX_DOCUMENT_DEPTH) throw tooDeep();
+      if (depth >= this.maxDepth) throw tooDeep(this.maxDepth);
       return character === '{' ? this.readObject(depth + 1) : this.readArray(depth + 1);
     }
     if (character === '"' || character === "'") return this.readString(character);

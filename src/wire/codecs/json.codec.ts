@@ -6,6 +6,7 @@ import {
   wireModelOf,
 } from '../model/wire-model';
 import {
+  IMPORT_QUOTAS,
   type PlainRecord,
   type WireErrorBody,
   type WireReader,
@@ -98,7 +99,7 @@ export class JsonCodec implements WireReader, WireWriter {
   }
 
   decodeList(text: string, model: WireModel): BoundRecord[] {
-    return this.bindList(readJsonDocument(text), model);
+    return this.bindList(readJsonDocument(text, IMPORT_QUOTAS), model);
   }
 
   /** Binds an already parsed JSON array of records. */
