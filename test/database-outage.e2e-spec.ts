@@ -1,10 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Response, type Test } from 'supertest';
+import { CommitGate } from './support/commit-gate';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { expectNoLeak, expectProblem } from './support/http-assertions';
 import { PrivateMariaDb } from './support/private-mariadb';
 import { ServiceProcess } from './support/processes';
 import { describeOnMariaDb, RunningApp } from './support/test-app';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
 import {
   BODY_FORMATS,
   type BodyFormat,
@@ -441,3 +443,105 @@ describeOnMariaDb('database outage (a private MariaDB crashed with SIGKILL and r
     );
   });
 });
+
+describeOnMariaDb(
+  'a COMMIT the database does not confirm (a relay holds it back or cuts it)',
+  () => {
+    const COMMIT_BOUND_MS = 1000;
+    let database: TestDatabase;
+    let gate: CommitGate;
+    let running: RunningApp;
+    let changes = 0;
+
+    /** An UpdateAgents body that changes the broker, with a name of its own. */
+    const brokerChange = (): WireBody => ({
+      transaction_id: TRANSACTION,
+      financetype: 'Cash',
+      brokerid: 7000 + ++changes,
+      brokername: `Unconfirmed Broker ${changes}`,
+    });
+
+    const history = async () =>
+      (await running.http.get(getAgentHistoryPath(TRANSACTION)).expect(200)).body as WireBody[];
+
+    /** 504 with Retry-After, saying the change may have been applied and that sending it again is safe. */
+    function expectOutcomeUnknown(response: Response, xml: boolean): void {
+      expect(response.status).toBe(504);
+      expect(response.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+      expectNothingOfTheDriver(response.text);
+      let message: string | undefined;
+      if (xml) {
+        expect(response.headers['content-type']).toBe('application/xml; charset=utf-8');
+        const root = inspectXml(response.text);
+        expect(root.name).toBe('Error');
+        message = root.children.find((element) => element.name === 'Message')?.text;
+      } else {
+        const body = expectProblem(response, 504, { modelState: false });
+        expect(body.type).toMatch(/commit_outcome_unknown$/);
+        message = body.Message as string;
+      }
+      expect(message).toMatch(/may or may not have been applied/);
+      expect(message).toMatch(/same request again is safe/);
+    }
+
+    beforeAll(async () => {
+      database = await createTestDatabase('mariadb');
+      gate = await CommitGate.start(database.url);
+      running = await RunningApp.start(gate.urlFor(database.url), {
+        ...ENV,
+        DATABASE_TIMEOUT_MS: String(COMMIT_BOUND_MS),
+      });
+      await running.seed({
+        requirements: CATALOGUE,
+        transactions: [transactionRecord(TRANSACTION)],
+      });
+    }, 60000);
+
+    afterAll(async () => {
+      await running?.close();
+      await gate?.close();
+      await database?.drop();
+    });
+
+    it('answers 504 when the bound passes while the COMMIT is in flight; it then commits, and the same request again changes nothing', async () => {
+      const before = await history();
+      const body = brokerChange();
+      const passedOn = gate.holdNextCommit(COMMIT_BOUND_MS + 1500);
+      const { response, ms } = await timed(() => post(JSON_BODY, body)(running));
+      expectOutcomeUnknown(response, false);
+      // Answered at the bound, not when the COMMIT came back.
+      expect(ms).toBeLessThan(COMMIT_BOUND_MS + 1000);
+      await passedOn;
+      // The held COMMIT went through: the change the client was told may have been applied, was.
+      let after = await history();
+      for (let waited = 0; after.length === before.length && waited < 3000; waited += 100) {
+        await sleep(100);
+        after = await history();
+      }
+      expect(after).toHaveLength(before.length + 1);
+      expect(after.at(-1)?.changes).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ field: 'brokername', after: body.brokername }),
+        ]),
+      );
+      // The retry the answer invites finds the change made: 204, and no second history record.
+      await post(JSON_BODY, body)(running).expect(204);
+      expect(await history()).toEqual(after);
+    });
+
+    it('answers 504 when the connection breaks under the COMMIT; nothing was applied, and the same request again applies it once', async () => {
+      const before = await history();
+      const body = brokerChange();
+      const cut = gate.cutNextCommit();
+      const response = await post(XML_BODY, body)(running).set('Accept', 'application/xml');
+      expectOutcomeUnknown(response, true);
+      await cut;
+      expect(await history()).toEqual(before);
+      for (let call = 0; call < 2; call++) await post(XML_BODY, body)(running).expect(204);
+      const after = await history();
+      expect(after).toHaveLength(before.length + 1);
+      const transaction = await running.http.get(getTransactionPath(TRANSACTION)).expect(200);
+      expect((transaction.body as WireBody).brokername).toBe(body.brokername);
+    });
+  },
+);

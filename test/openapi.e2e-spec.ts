@@ -69,6 +69,7 @@ describe('the OpenAPI document', () => {
       '429',
       '500',
       '503',
+      '504',
     ]);
     // Every error of every operation: JSON in the legacy type a .NET client reads (or text/json), as
     // problem details when asked for, all one body; the legacy Error in XML.

@@ -13,6 +13,25 @@ export class DatabaseUnavailableError extends DomainError {
   }
 }
 
+/**
+ * A write whose COMMIT was sent but not answered: the time bound passed while it was in flight, or the
+ * connection broke under it. The database may have applied the change or not; nothing was rolled back.
+ */
+export class CommitOutcomeUnknownError extends DomainError {
+  static readonly status = 504;
+  static readonly description =
+    'The database did not confirm the commit: the change may or may not have been applied.';
+  readonly code = 'commit_outcome_unknown';
+  readonly title = 'Commit outcome unknown';
+  /** @param advice What the client can do: whether sending the same request again is safe. */
+  constructor(advice: string) {
+    super(
+      `The database did not confirm the change in time: it may or may not have been applied. ${advice}`,
+      { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+    );
+  }
+}
+
 /** Driver codes and MySQL errors that mean the database cannot be reached or used right now. */
 const UNREACHABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -58,6 +77,24 @@ export function isUnreachable(error: unknown): boolean {
   // mysql2's pool refusals carry no code.
   return (
     typeof driver.message === 'string' && /Pool is closed|Queue limit reached/.test(driver.message)
+  );
+}
+
+/** Driver codes of a connection that broke under a statement, which the server may have run or not. */
+const CONNECTION_LOST_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_SERVER_SHUTDOWN',
+]);
+
+export function isConnectionLost(error: unknown): boolean {
+  const driver = driverErrorOf(error);
+  return (
+    driver.fatal === true ||
+    (typeof driver.code === 'string' && CONNECTION_LOST_CODES.has(driver.code))
   );
 }
 

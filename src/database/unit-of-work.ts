@@ -4,7 +4,13 @@ import { Mutex } from 'async-mutex';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { DatabaseUnavailableError, isContention, isUnreachable } from './database-errors';
+import {
+  CommitOutcomeUnknownError,
+  DatabaseUnavailableError,
+  isConnectionLost,
+  isContention,
+  isUnreachable,
+} from './database-errors';
 
 /** Attempts of a write that meets a deadlock or lock-wait timeout, before giving up with 503. */
 const WRITE_ATTEMPTS = 5;
@@ -16,9 +22,20 @@ interface SqliteConnection {
   prepare(sql: string): { all(): unknown[] };
 }
 
-/** Set once a unit's time bound has passed and its request was answered 503. */
+/** Where a unit stands: its time bound passed (its request was answered), its COMMIT sent. */
 interface Deadline {
   passed: boolean;
+  committing: boolean;
+  /** What a client whose COMMIT went unanswered is told it can do. */
+  readonly advice: string;
+}
+
+export interface WriteOptions {
+  /**
+   * Running the work again after it committed changes nothing (it writes values, not increments), so
+   * a client whose COMMIT went unanswered can send the same request again.
+   */
+  readonly idempotent?: boolean;
 }
 
 /**
@@ -43,25 +60,29 @@ export class UnitOfWork {
    * Runs `work` in one database transaction: all of it commits, or none of it. A deadlock or
    * lock-wait timeout rolls it back and runs it again, after a jittered, growing pause. Work whose
    * request was already answered 503 (the time bound passed) rolls back instead of committing late.
+   * Once its COMMIT is sent, it can no longer be held back: if the bound passes before the answer, or
+   * the connection breaks under it, the outcome is unknown and the error says so (504).
    */
-  write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.bounded((deadline) => this.retried(work, deadline));
+  write<T>(work: (manager: EntityManager) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+    return this.bounded((deadline) => this.retried(work, deadline), options);
   }
 
   /** As `write`, without the time bound: for commands such as an import, not for requests. */
   bulkWrite<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.retried(work);
+    return this.retried(work, newDeadline({}));
   }
 
   private async retried<T>(
     work: (manager: EntityManager) => Promise<T>,
-    deadline?: Deadline,
+    deadline: Deadline,
   ): Promise<T> {
     const guarded = async (manager: EntityManager) => {
       const result = await work(manager);
       // Thrown inside the transaction, so it rolls back.
-      if (deadline?.passed)
+      if (deadline.passed)
         throw new DatabaseUnavailableError('The database did not answer in time.');
+      // Nothing but the COMMIT follows: from here, no answer means no knowing.
+      deadline.committing = true;
       return result;
     };
     for (let attempt = 1; ; attempt++) {
@@ -72,7 +93,11 @@ export class UnitOfWork {
             // level would cost a SET TRANSACTION round trip on every call.
             this.dataSource.transaction(guarded));
       } catch (error) {
-        if (!isContention(error) || attempt === WRITE_ATTEMPTS || deadline?.passed) throw error;
+        if (deadline.committing && isConnectionLost(error))
+          throw new CommitOutcomeUnknownError(deadline.advice);
+        if (!isContention(error) || attempt === WRITE_ATTEMPTS || deadline.passed) throw error;
+        // A COMMIT refused for contention (a certification failure on a cluster) applied nothing.
+        deadline.committing = false;
         await sleep(Math.random() * BACKOFF_BASE_MS * 2 ** attempt);
       }
     }
@@ -110,15 +135,25 @@ export class UnitOfWork {
     return this.bounded(() => (this.exclusive ? this.exclusive.runExclusive(run) : run()));
   }
 
-  /** Answers 503 once DATABASE_TIMEOUT_MS has passed; `deadline.passed` tells the work it was abandoned. */
-  private async bounded<T>(operation: (deadline: Deadline) => Promise<T>): Promise<T> {
-    const deadline: Deadline = { passed: false };
+  /**
+   * Answers 503 once DATABASE_TIMEOUT_MS has passed, or 504 if a COMMIT is then in flight;
+   * `deadline.passed` tells the work it was abandoned.
+   */
+  private async bounded<T>(
+    operation: (deadline: Deadline) => Promise<T>,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    const deadline = newDeadline(options);
     let timer: NodeJS.Timeout | undefined;
     // A plain timer: this runs on every request, and an AbortSignal would cost an exception each time.
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         deadline.passed = true;
-        reject(new DatabaseUnavailableError('The database did not answer in time.'));
+        reject(
+          deadline.committing
+            ? new CommitOutcomeUnknownError(deadline.advice)
+            : new DatabaseUnavailableError('The database did not answer in time.'),
+        );
       }, this.config.databaseTimeoutMs);
     });
     try {
@@ -132,4 +167,14 @@ export class UnitOfWork {
       clearTimeout(timer);
     }
   }
+}
+
+function newDeadline({ idempotent = false }: WriteOptions): Deadline {
+  return {
+    passed: false,
+    committing: false,
+    advice: idempotent
+      ? 'Sending the same request again is safe: it applies the change once.'
+      : 'Read the data back before sending the request again.',
+  };
 }

@@ -9,7 +9,7 @@ import {
 import { AuthenticationError } from '../auth/authenticator';
 import { CallerId } from '../auth/caller.decorator';
 import { RateLimitedError } from '../auth/rate-limit.guard';
-import { DatabaseUnavailableError } from '../database/database-errors';
+import { CommitOutcomeUnknownError, DatabaseUnavailableError } from '../database/database-errors';
 import { Int32ParamPipe, WireErrors, WireRequestBody, WireResponse } from '../wire';
 import { AGENT_CHAIN_FIELDS } from './agent-chain';
 import { AgentAssignmentDto } from './dto/agent-assignment.dto';
@@ -92,6 +92,7 @@ export class TransactionController {
     RateLimitedError,
     500,
     DatabaseUnavailableError,
+    CommitOutcomeUnknownError,
   )
   async updateAgents(
     @Body() body: UpdateAgentsDto,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { UnitOfWork } from '../database/unit-of-work';
+import { UnitOfWork, type WriteOptions } from '../database/unit-of-work';
 import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
 import { pickWireScalars } from '../wire';
 import {
@@ -36,6 +36,8 @@ export interface AgentChainUpdate {
   /** The authenticated caller, recorded in the history. */
   readonly changedBy?: string;
 }
+
+const IDEMPOTENT: WriteOptions = { idempotent: true };
 
 @Injectable()
 export class TransactionService {
@@ -109,7 +111,9 @@ export class TransactionService {
   /**
    * Writes the agent members the caller sent, nothing else. The row is locked for the length of the
    * transaction, so concurrent updates of one transaction apply one after the other and the history
-   * records each in commit order. A call that changes nothing writes nothing.
+   * records each in commit order. A call that changes nothing writes nothing, so the same call made
+   * again after it committed appends no second record: a client that could not learn whether it
+   * committed can send it again.
    */
   async updateAgents(update: AgentChainUpdate): Promise<void> {
     await this.unitOfWork.write(async (manager) => {
@@ -139,6 +143,6 @@ export class TransactionService {
         changed_by: update.changedBy ?? null,
         changes,
       });
-    });
+    }, IDEMPOTENT);
   }
 }
