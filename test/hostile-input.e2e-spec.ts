@@ -150,3 +150,62 @@ describeOnEachDatabase(
   },
   { BODY_LIMIT: `${LIMIT_BYTES}b` },
 );
+
+/** Bodies within the default size limit whose shape alone would make them costly to read. */
+const COSTLY: Array<[string, string, string, string]> = [
+  [
+    'an XML body of 200,000 empty elements',
+    'application/xml',
+    `<Transaction>${'<a/>'.repeat(200_000)}</Transaction>`,
+    'The request body holds more than 5000 elements.',
+  ],
+  [
+    'an XML element with 50,000 attributes',
+    'application/xml',
+    `<Transaction${Array.from({ length: 50_000 }, (_, n) => ` a${n}=""`).join('')}/>`,
+    'The request body has an element with more than 16 attributes.',
+  ],
+  [
+    'a JSON body of 80,000 members',
+    'application/json',
+    `{${Array.from({ length: 80_000 }, (_, n) => `"k${n}":0`).join(',')}}`,
+    'The request body holds more than 5000 members and items.',
+  ],
+  [
+    'a JSON list of 300,000 empty records',
+    'application/json',
+    `{"transaction_id":1,"financetype":"Cash","requirements":[${'{},'.repeat(300_000)}{}]}`,
+    'The request body holds more than 5000 members and items.',
+  ],
+];
+
+describeOnEachDatabase('costly request bodies within the size limit', (context) => {
+  let before: string;
+
+  beforeAll(async () => {
+    await context.running.seed({ requirements: CATALOGUE, transactions: [transactionRecord(1)] });
+    before = (await context.http.get('/api/Transaction/GetTransaction/1').expect(200)).text;
+  });
+
+  it.each(COSTLY)('refuses %s as past a quota, quickly', async (_, contentType, body, reason) => {
+    const started = Date.now();
+    const response = await context.http
+      .post(UPDATE)
+      .set('Content-Type', contentType)
+      .set('Accept', 'application/json')
+      .send(body)
+      .expect(400);
+    // Over the wire and through the test's own client; the body alone costs far less.
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(response.body).toMatchObject({
+      Message: 'The request is invalid.',
+      ModelState: { transaction: [reason] },
+    });
+  });
+
+  it('leaves the data unchanged', async () => {
+    expect((await context.http.get('/api/Transaction/GetTransaction/1').expect(200)).text).toBe(
+      before,
+    );
+  });
+});

@@ -3,7 +3,7 @@
  * import each other directly; from outside, only this file is imported.
  */
 export { JSON_MEDIA_TYPES, JsonCodec } from './codecs/json.codec';
-export { type WireReader } from './codecs/wire-codec';
+export { REQUEST_QUOTAS, type WireReader } from './codecs/wire-codec';
 export { XML_MEDIA_TYPES, XML_SCHEMA_INSTANCE, XmlCodec } from './codecs/xml.codec';
 export { Int32ParamPipe } from './http/int32-param.pipe';
 export { RouteMethods } from './http/route-methods';

@@ -68,33 +68,38 @@ describe('readJsonDocument', () => {
     expect(() => readJsonDocument(`${'['.repeat(100000)}0x1`)).toThrow(/nested deeper/);
   });
 
-  describe(`refuses more than ${REQUEST_QUOTAS.maxMembers} members before parsing`, () => {
-    const { maxMembers } = REQUEST_QUOTAS;
+  describe(`refuses more than ${REQUEST_QUOTAS.maxElements} members and items before parsing`, () => {
+    const { maxElements } = REQUEST_QUOTAS;
     const members = (count: number, quote = '"') =>
-      `{${Array.from({ length: count }, (_, n) => `${quote}k${n}${quote}:${n % 2 ? '[{}]' : '0'}`).join(',')}}`;
+      `{${Array.from({ length: count }, (_, n) => `${quote}k${n}${quote}:${n}`).join(',')}}`;
+    // The member holding the list, and its items.
+    const items = (count: number, item: string) =>
+      `{"k":[${Array.from({ length: count - 1 }, () => item).join(',')}]}`;
     const refused = new MalformedBodyError(
-      `The request body holds more than ${maxMembers} members.`,
+      `The request body holds more than ${maxElements} members and items.`,
     );
 
     it.each([
-      ['valid JSON', readJsonDocument, '"'],
-      ['the lenient syntax', readJsonDocument, "'"],
-      ['standard JSON', readStandardJsonDocument, '"'],
-    ])('in %s, reading a document at the quota', (_, read, quote) => {
-      expect(() => read(members(maxMembers, quote))).not.toThrow();
-      expect(() => read(members(maxMembers + 1, quote))).toThrow(refused);
+      ['members, in valid JSON', readJsonDocument, (count: number) => members(count)],
+      ['members, in the lenient syntax', readJsonDocument, (count: number) => members(count, "'")],
+      ['members, in standard JSON', readStandardJsonDocument, (count: number) => members(count)],
+      ['empty records in a list', readJsonDocument, (count: number) => items(count, '{}')],
+      ['numbers in a list', readStandardJsonDocument, (count: number) => items(count, '0')],
+    ])('reads %s at the quota, and refuses one more', (_, read, document) => {
+      expect(() => read(document(maxElements))).not.toThrow();
+      expect(() => read(document(maxElements + 1))).toThrow(refused);
     });
 
-    it('counts no colon or bracket inside strings or comments, nor after the document', () => {
-      const text = members(maxMembers - 2).replace(
+    it('counts no colon, comma or bracket inside strings or comments, nor after the document', () => {
+      const text = members(maxElements - 2).replace(
         '{',
-        `{"a":"x:{[\\":" /* y:{ */ , 'b' : 'z:[\\':' // w:[\n, `,
+        `{"a":"x:{[\\":" /* y:{ */ , 'b' : 'z:[,\\':' // w:[\n, `,
       );
-      expect(() => readJsonDocument(`${text} {"c":0}`)).not.toThrow();
+      expect(() => readJsonDocument(`${text} [0,0]`)).not.toThrow();
     });
 
-    it('lets import documents hold any number of members', () => {
-      expect(readJsonDocument(members(maxMembers + 1), IMPORT_QUOTAS)).toHaveProperty('k0');
+    it('lets import documents hold any number of members and items', () => {
+      expect(readJsonDocument(members(maxElements + 1), IMPORT_QUOTAS)).toHaveProperty('k0');
     });
   });
 });

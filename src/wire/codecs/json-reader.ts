@@ -45,13 +45,21 @@ const tooDeep = (maxDepth: number) =>
   new MalformedBodyError(`The request body is nested deeper than ${maxDepth} levels.`);
 
 /**
- * Counts members and nesting in one pass over the text, before any parser builds an object from it,
- * and refuses the document past the quotas. It reads the lenient syntax too (strings in either quote,
- * comments), which valid JSON is a part of, and stops where the first value ends, as the readers do.
+ * Counts nesting, and members and array items (each an element to .NET's JSON reader), in one pass
+ * over the text before any parser builds an object from it, and refuses the document past the quotas.
+ * It reads the lenient syntax too (strings in either quote, comments), which valid JSON is a part of,
+ * and stops where the first value ends, as the readers do.
  */
-function checkQuotas(text: string, { maxDepth, maxMembers }: DocumentQuotas): void {
-  let depth = 0;
-  let members = 0;
+function checkQuotas(text: string, { maxDepth, maxElements }: DocumentQuotas): void {
+  // Whether each open container is an array, innermost last.
+  const inArray: boolean[] = [];
+  let elements = 0;
+  const count = () => {
+    if (++elements > maxElements)
+      throw new MalformedBodyError(
+        `The request body holds more than ${maxElements} members and items.`,
+      );
+  };
   for (let at = 0; at < text.length; at++) {
     switch (text[at]) {
       case '"':
@@ -62,16 +70,22 @@ function checkQuotas(text: string, { maxDepth, maxMembers }: DocumentQuotas): vo
         at = commentEnd(text, at);
         break;
       case ':':
-        if (++members > maxMembers)
-          throw new MalformedBodyError(`The request body holds more than ${maxMembers} members.`);
+        count();
+        break;
+      case ',':
+        if (inArray[inArray.length - 1]) count();
         break;
       case '{':
       case '[':
-        if (++depth > maxDepth) throw tooDeep(maxDepth);
+        if (inArray.length === maxDepth) throw tooDeep(maxDepth);
+        inArray.push(text[at] === '[');
+        // An array's first item, or the empty array itself.
+        if (text[at] === '[') count();
         break;
       case '}':
       case ']':
-        if (--depth === 0) return;
+        inArray.pop();
+        if (inArray.length === 0) return;
         break;
     }
   }
