@@ -1,32 +1,26 @@
-import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { ThrottlerModule } from '@nestjs/throttler';
 import { type AppConfig } from '../config/app-config';
 import { AuthGuard } from './auth.guard';
 import { Authenticator } from './authenticator';
 import { RateLimitGuard } from './rate-limit.guard';
+import { RateLimitStore } from './rate-limit.store';
 
-/** Authentication for every route, then rate limiting per caller when RATE_LIMIT is set. */
+/**
+ * Authentication for every route; with RATE_LIMIT set, inside rate limiting (RateLimitGuard), which
+ * must see failed authentications to count them.
+ */
 @Module({})
 export class AuthModule {
   static forRoot(config: AppConfig): DynamicModule {
-    // Guards run in this order: the caller is known before its requests are counted.
-    const guards: Provider[] = [{ provide: APP_GUARD, useClass: AuthGuard }];
-    const imports = [];
-    if (config.rateLimit) {
-      imports.push(
-        ThrottlerModule.forRoot([
-          { limit: config.rateLimit.limit, ttl: config.rateLimit.windowSeconds * 1000 },
-        ]),
-      );
-      guards.push({ provide: APP_GUARD, useClass: RateLimitGuard });
-    }
+    const providers = config.rateLimit
+      ? [AuthGuard, RateLimitStore, { provide: APP_GUARD, useClass: RateLimitGuard }]
+      : [{ provide: APP_GUARD, useClass: AuthGuard }];
     return {
       module: AuthModule,
       global: true,
-      imports,
-      providers: [Authenticator, ...guards],
-      exports: [Authenticator],
+      providers: [Authenticator, ...providers],
+      exports: [Authenticator, ...(config.rateLimit ? [RateLimitStore] : [])],
     };
   }
 }

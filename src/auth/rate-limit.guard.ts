@@ -1,12 +1,21 @@
-import { type ExecutionContext, Injectable } from '@nestjs/common';
-import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
+import {
+  type CanActivate,
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  SetMetadata,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { DomainError } from '../common/domain-error';
-import { type AuthenticatedRequest } from './auth.guard';
+import { APP_CONFIG, type AppConfig, type RateLimitConfig } from '../config/app-config';
+import { AuthGuard, type AuthenticatedRequest } from './auth.guard';
+import { AuthenticationError } from './authenticator';
+import { type BucketState, RateLimitStore } from './rate-limit.store';
 
 export class RateLimitedError extends DomainError {
   static readonly status = 429;
   static readonly description =
-    'Too many requests from this caller (RATE_LIMIT); retry after Retry-After seconds.';
+    'Too many requests from this caller or client address (RATE_LIMIT); retry after Retry-After seconds.';
   readonly code = 'rate_limited';
   readonly title = 'Too many requests';
   constructor(retryAfterSeconds: number) {
@@ -16,32 +25,63 @@ export class RateLimitedError extends DomainError {
   }
 }
 
+const SKIP_RATE_LIMIT = Symbol('rate-limit:skip');
+
+/** Leaves a route out of rate limiting (the health probes: the gateway must always reach them). */
+export const SkipRateLimit = () => SetMetadata(SKIP_RATE_LIMIT, true);
+
 /**
- * Counts requests per caller: the authenticated identity, else the client address as TRUST_PROXY
- * derives it. A raw X-Forwarded-For header is never read, so a client cannot pick its own bucket.
+ * Authentication with rate limiting around it. A request is counted against its caller once
+ * authenticated; an anonymous one, and one whose credentials fail, against its client address (as
+ * TRUST_PROXY derives it: a raw X-Forwarded-For never picks the bucket). An address past its limit is
+ * refused before its credentials are checked, so guessing keys costs requests like anything else.
  */
 @Injectable()
-export class RateLimitGuard extends ThrottlerGuard {
-  protected override getTracker(request: Record<string, unknown>): Promise<string> {
-    const { caller, ip, socket } = request as unknown as AuthenticatedRequest;
-    return Promise.resolve(
-      caller ? `caller:${caller.id}` : `address:${ip ?? socket.remoteAddress ?? 'unknown'}`,
-    );
+export class RateLimitGuard implements CanActivate {
+  private readonly config: RateLimitConfig;
+  private readonly authenticates: boolean;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly reflector: Reflector,
+    private readonly auth: AuthGuard,
+    private readonly store: RateLimitStore,
+  ) {
+    this.config = config.rateLimit as RateLimitConfig;
+    this.authenticates = config.auth.mode !== 'none';
   }
 
-  /** One bucket per caller across every route (the default would keep one per route). */
-  protected override generateKey(
-    _context: ExecutionContext,
-    tracker: string,
-    throttlerName: string,
-  ): string {
-    return `${throttlerName}:${tracker}`;
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const skip = this.reflector.getAllAndOverride<boolean | undefined>(SKIP_RATE_LIMIT, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (skip) return this.auth.canActivate(context);
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const address = `address:${request.ip ?? request.socket.remoteAddress ?? 'unknown'}`;
+    if (this.authenticates) this.refuseWhenSpent(await this.store.peek(address));
+    try {
+      await this.auth.canActivate(context);
+    } catch (error) {
+      if (error instanceof AuthenticationError) this.refuseWhenOver(await this.store.hit(address));
+      throw error;
+    }
+    const bucket = request.caller ? `caller:${request.caller.id}` : address;
+    this.refuseWhenOver(await this.store.hit(bucket));
+    return true;
   }
 
-  protected override throwThrottlingException(
-    _context: unknown,
-    detail: ThrottlerLimitDetail,
-  ): Promise<void> {
-    throw new RateLimitedError(Math.max(1, Math.ceil(detail.timeToBlockExpire)));
+  /** Before a request is counted: the bucket has no request left. */
+  private refuseWhenSpent(state: BucketState): void {
+    if (state.count >= this.config.limit) throw this.refusal(state);
+  }
+
+  /** After a request is counted: it was one too many. */
+  private refuseWhenOver(state: BucketState): void {
+    if (state.count > this.config.limit) throw this.refusal(state);
+  }
+
+  private refusal(state: BucketState): RateLimitedError {
+    return new RateLimitedError(Math.max(1, Math.ceil(state.resetInMs / 1000)));
   }
 }

@@ -389,8 +389,34 @@ describe('loadAppConfig', () => {
       expect(loadAppConfig({}).rateLimit).toBeUndefined();
       expect(
         loadAppConfig({ RATE_LIMIT: '100', RATE_LIMIT_WINDOW_SECONDS: '10' }).rateLimit,
-      ).toEqual({ limit: 100, windowSeconds: 10 });
+      ).toEqual({
+        limit: 100,
+        windowSeconds: 10,
+        redisUrl: undefined,
+        keyPrefix: 'property-sales:rate-limit:',
+      });
       expect(configurationErrorOf({ RATE_LIMIT: 'lots' }).message).toContain('RATE_LIMIT');
+    });
+
+    it('reads REDIS_URL and RATE_LIMIT_KEY_PREFIX, never writing out the URL', () => {
+      expect(
+        loadAppConfig({
+          RATE_LIMIT: '5',
+          REDIS_URL: 'rediss://user:secret@redis.internal:6380/2',
+          RATE_LIMIT_KEY_PREFIX: 'ps-prod:',
+        }).rateLimit,
+      ).toEqual(
+        expect.objectContaining({
+          redisUrl: 'rediss://user:secret@redis.internal:6380/2',
+          keyPrefix: 'ps-prod:',
+        }),
+      );
+      const badUrl = configurationErrorOf({ REDIS_URL: 'http://user:secret@redis:6379' }).message;
+      expect(badUrl).toContain('REDIS_URL');
+      expect(badUrl).not.toContain('secret');
+      expect(configurationErrorOf({ RATE_LIMIT_KEY_PREFIX: 'a b' }).message).toContain(
+        'RATE_LIMIT_KEY_PREFIX',
+      );
     });
   });
 });

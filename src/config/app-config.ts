@@ -38,10 +38,19 @@ export interface AppConfig {
   readonly auth: AuthConfig;
   /** The OpenAPI UI and document: open, behind the API's authentication, or not served. */
   readonly swagger: 'public' | 'protected' | 'off';
-  /** Requests per caller and window; `undefined` when rate limiting is off. */
-  readonly rateLimit?: { readonly limit: number; readonly windowSeconds: number };
+  /** Requests per caller (or client address) and window; `undefined` when rate limiting is off. */
+  readonly rateLimit?: RateLimitConfig;
   /** Longest a request waits on the database before it is answered 503. */
   readonly databaseTimeoutMs: number;
+}
+
+export interface RateLimitConfig {
+  readonly limit: number;
+  readonly windowSeconds: number;
+  /** Where every instance counts, so that N instances still allow the limit once; else in memory. */
+  readonly redisUrl?: string;
+  /** Prepended to every Redis key: instances of one service share it, other services must not. */
+  readonly keyPrefix: string;
 }
 
 export interface ApiKey {
@@ -330,10 +339,25 @@ function readAuth(
   return { mode };
 }
 
-function readRateLimit(reader: EnvironmentReader): AppConfig['rateLimit'] {
+function readRateLimit(reader: EnvironmentReader, env: Environment): AppConfig['rateLimit'] {
   const limit = reader.integer('RATE_LIMIT', 0, 0, 1_000_000);
   const windowSeconds = reader.integer('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400);
-  return limit > 0 ? { limit, windowSeconds } : undefined;
+  const redisUrl = env.REDIS_URL?.trim() || undefined;
+  reader.check(
+    'REDIS_URL',
+    redisUrl === undefined ||
+      /^rediss?:$/.test(URL.canParse(redisUrl) ? new URL(redisUrl).protocol : ''),
+    'must be redis://[user:password@]host:6379[/database] or rediss://… for TLS',
+    // It may carry a password.
+    { secret: true },
+  );
+  const keyPrefix = reader.text('RATE_LIMIT_KEY_PREFIX', 'property-sales:rate-limit:');
+  reader.check(
+    'RATE_LIMIT_KEY_PREFIX',
+    /^[\w.:-]{1,100}$/.test(keyPrefix),
+    'must be 1 to 100 letters, digits, _ . : or -',
+  );
+  return limit > 0 ? { limit, windowSeconds, redisUrl, keyPrefix } : undefined;
 }
 
 /**
@@ -374,7 +398,7 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
     shutdownTimeoutMs: reader.integer('SHUTDOWN_TIMEOUT_MS', 10000, 100, 600000),
     auth: readAuth(reader, env, database, serving),
     swagger: reader.oneOf('SWAGGER', ['public', 'protected', 'off'], 'public'),
-    rateLimit: readRateLimit(reader),
+    rateLimit: readRateLimit(reader, env),
     databaseTimeoutMs: reader.integer('DATABASE_TIMEOUT_MS', 5000, 100, 120000),
   };
   if (reader.problems.length > 0) throw new ConfigurationError(reader.problems);

@@ -32,7 +32,11 @@ export class CommitOutcomeUnknownError extends DomainError {
   }
 }
 
-/** Driver codes and MySQL errors that mean the database cannot be reached or used right now. */
+/**
+ * Driver codes and MySQL errors that mean the database cannot be reached or used right now. A missing
+ * table or column (ER_NO_SUCH_TABLE, ER_BAD_FIELD_ERROR) is not among them: the server answered, and
+ * the schema is wrong; that is a 500, logged with the server's message, and readiness fails.
+ */
 const UNREACHABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -48,8 +52,6 @@ const UNREACHABLE_CODES = new Set([
   'ER_SERVER_SHUTDOWN',
   'ER_ACCESS_DENIED_ERROR',
   'ER_BAD_DB_ERROR',
-  // The schema is not there yet: the migrations job has not run.
-  'ER_NO_SUCH_TABLE',
   'SQLITE_BUSY',
   // mysql2's PoolCluster (DATABASE_READ_URLS): every node the query may use is out of the rotation.
   'POOL_NONEONLINE',

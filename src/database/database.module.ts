@@ -2,6 +2,7 @@ import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { type DatabaseConfig } from '../config/app-config';
 import { dataSourceOptions } from './data-source-options';
+import { SchemaCheck } from './schema-check';
 import { UnitOfWork } from './unit-of-work';
 
 @Global()
@@ -19,8 +20,9 @@ export class DatabaseModule {
           retryDelay: 1000,
         }),
       ],
-      providers: [UnitOfWork],
-      exports: [UnitOfWork],
+      // SchemaCheck refuses to start on a schema this release was not built for.
+      providers: [UnitOfWork, SchemaCheck],
+      exports: [UnitOfWork, SchemaCheck],
     };
   }
 }

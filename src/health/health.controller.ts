@@ -1,14 +1,17 @@
-import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Optional, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
 import { PublicRoute } from '../auth/auth.guard';
+import { SkipRateLimit } from '../auth/rate-limit.guard';
+import { RateLimitStore } from '../auth/rate-limit.store';
 import {
   HealthCheckService,
   type HealthCheckResult,
+  HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
 import { DomainError } from '../common/domain-error';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../database/database-errors';
+import { SchemaCheck } from '../database/schema-check';
 
 /** How long the readiness probe waits for the database before calling it unreachable. */
 const PING_TIMEOUT_MS = 1500;
@@ -18,22 +21,33 @@ export class ServiceNotReadyError extends DomainError {
   static readonly description = 'Not ready; retry after Retry-After seconds.';
   readonly code = 'not_ready';
   readonly title = 'Not ready';
-  constructor() {
-    super('The database does not answer; the service is not ready.', {
+  constructor(reason: string) {
+    super(`${reason}; the service is not ready.`, {
       'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
     });
   }
 }
 
+/** What a failed readiness says: the details stay in the logs. */
+function notReadyReason(failure: ServiceUnavailableException): string {
+  const { error = {} } = failure.getResponse() as Pick<HealthCheckResult, 'error'>;
+  return error.database || !error.schema
+    ? 'The database does not answer'
+    : 'The database schema is not the one this release expects';
+}
+
 /** Probes for the gateway and the orchestrator, outside the API prefix and always open. */
 @ApiTags('Health')
 @PublicRoute()
-@SkipThrottle()
+@SkipRateLimit()
 @Controller('health')
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
+    private readonly indicators: HealthIndicatorService,
+    private readonly schema: SchemaCheck,
+    @Optional() private readonly rateLimits?: RateLimitStore,
   ) {}
 
   @Get('live')
@@ -44,7 +58,11 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ operationId: 'Ready', summary: 'The database answers a ping in time.' })
+  @ApiOperation({
+    operationId: 'Ready',
+    summary:
+      'The database answers a ping in time and its schema is the one this release expects; the details say where rate limits are counted.',
+  })
   @ApiResponse({ status: 200, description: 'Ready to serve.' })
   @ApiResponse({
     status: ServiceNotReadyError.status,
@@ -54,10 +72,35 @@ export class HealthController {
     try {
       return await this.health.check([
         () => this.database.pingCheck('database', { timeout: PING_TIMEOUT_MS }),
+        () => this.schemaCheck(),
+        ...(this.rateLimits ? [() => this.rateLimitStore(this.rateLimits!)] : []),
       ]);
     } catch (error) {
-      if (error instanceof ServiceUnavailableException) throw new ServiceNotReadyError();
+      if (error instanceof ServiceUnavailableException)
+        throw new ServiceNotReadyError(notReadyReason(error));
       throw error;
     }
+  }
+
+  private async schemaCheck() {
+    const indicator = this.indicators.check('schema');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), PING_TIMEOUT_MS);
+    });
+    try {
+      // Undefined when the database did not answer in time; the ping reports that.
+      const matches = await Promise.race([this.schema.matches(), timeout]);
+      return matches ? indicator.up() : indicator.down();
+    } catch {
+      return indicator.down();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Counting in memory while Redis is away still serves: reported, never a reason to be unready. */
+  private rateLimitStore(store: RateLimitStore) {
+    return this.indicators.check('rateLimit').up({ ...store.status() });
   }
 }

@@ -37,6 +37,8 @@ const SERVICE_VARIABLES = [
   'SWAGGER',
   'RATE_LIMIT',
   'RATE_LIMIT_WINDOW_SECONDS',
+  'RATE_LIMIT_KEY_PREFIX',
+  'REDIS_URL',
 ];
 
 /** The test run's environment without the service's own variables, plus the ones given. */

@@ -1,0 +1,190 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import Redis from 'ioredis';
+import { APP_CONFIG, type AppConfig, type RateLimitConfig } from '../config/app-config';
+
+/** A bucket's state after a request: how many it holds in this window, and when the window ends. */
+export interface BucketState {
+  readonly count: number;
+  readonly resetInMs: number;
+}
+
+/** Where the limits are counted, as readiness reports it. */
+export interface RateLimitStoreStatus {
+  readonly store: 'memory' | 'redis';
+  /** Set when REDIS_URL names a Redis that does not answer: each instance counts on its own. */
+  readonly redis?: 'unavailable';
+}
+
+// Fixed windows: the first hit of a bucket starts its window; INCR and PEXPIRE run as one.
+const HIT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}`;
+const PEEK_SCRIPT = `
+local count = redis.call('GET', KEYS[1])
+if not count then return {0, 0} end
+return {tonumber(count), redis.call('PTTL', KEYS[1])}`;
+
+/** A Redis command past this is taken as Redis being away: requests must not wait on it. */
+const REDIS_COMMAND_TIMEOUT_MS = 500;
+/** After a failure, requests count in memory this long before Redis is asked again. */
+const REDIS_RETRY_MS = 1000;
+/** How long the start waits for Redis before serving with limits in memory. */
+const REDIS_CONNECT_WAIT_MS = 2000;
+
+/** Counts in this process: what every instance does without Redis, and while Redis is away. */
+class MemoryBuckets {
+  private readonly buckets = new Map<string, { count: number; resetAt: number }>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly windowMs: number) {
+    // Ended windows are dropped once per window, so the map holds only the clients of about two.
+    this.sweeper = setInterval(() => {
+      const now = Date.now();
+      for (const [key, bucket] of this.buckets) if (bucket.resetAt <= now) this.buckets.delete(key);
+    }, windowMs).unref();
+  }
+
+  hit(key: string): BucketState {
+    const now = Date.now();
+    let bucket = this.buckets.get(key);
+    if (!bucket || bucket.resetAt <= now) {
+      bucket = { count: 0, resetAt: now + this.windowMs };
+      this.buckets.set(key, bucket);
+    }
+    bucket.count += 1;
+    return { count: bucket.count, resetInMs: bucket.resetAt - now };
+  }
+
+  peek(key: string): BucketState {
+    const now = Date.now();
+    const bucket = this.buckets.get(key);
+    return bucket && bucket.resetAt > now
+      ? { count: bucket.count, resetInMs: bucket.resetAt - now }
+      : { count: 0, resetInMs: 0 };
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+  }
+}
+
+/**
+ * Request counts per bucket and window. With REDIS_URL every instance counts in the same Redis, so
+ * the limit holds for the service as a whole; without it, or while Redis does not answer, each
+ * instance counts in its own memory (and says so in its logs and readiness). Redis is never needed to
+ * serve.
+ */
+@Injectable()
+export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(RateLimitStore.name);
+  private readonly memory: MemoryBuckets;
+  private readonly windowMs: number;
+  private readonly redis?: Redis;
+  /** `connecting` until Redis first answers or fails; each change is logged once. */
+  private redisState: 'connecting' | 'available' | 'unavailable' = 'connecting';
+  private redisRetryAt = 0;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    const { windowSeconds, redisUrl, keyPrefix } = config.rateLimit as RateLimitConfig;
+    this.windowMs = windowSeconds * 1000;
+    this.memory = new MemoryBuckets(this.windowMs);
+    if (redisUrl) {
+      this.redis = new Redis(redisUrl, {
+        keyPrefix,
+        lazyConnect: true,
+        // While Redis is away a command fails at once, and the request counts in memory.
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+        connectTimeout: REDIS_CONNECT_WAIT_MS,
+      });
+      // Reconnection is ioredis's own; without a listener its errors would be thrown.
+      this.redis.on('error', (error: Error) => this.redisFailed(error));
+      this.redis.on('ready', () => this.redisAnswered());
+    }
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (!this.redis) return;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, REDIS_CONNECT_WAIT_MS);
+    });
+    // A Redis that does not answer at start is reported, and retried, like one that goes away later.
+    await Promise.race([
+      this.redis.connect().catch((error: Error) => this.redisFailed(error)),
+      waited,
+    ]);
+    clearTimeout(timer);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.memory.close();
+    if (this.redis) this.redis.disconnect();
+    return Promise.resolve();
+  }
+
+  /** Counts one request in the bucket. */
+  hit(key: string): Promise<BucketState> {
+    return this.shared(key, HIT_SCRIPT, () => this.memory.hit(key), [String(this.windowMs)]);
+  }
+
+  /** The bucket as it stands, counting nothing. */
+  peek(key: string): Promise<BucketState> {
+    return this.shared(key, PEEK_SCRIPT, () => this.memory.peek(key), []);
+  }
+
+  status(): RateLimitStoreStatus {
+    if (!this.redis) return { store: 'memory' };
+    return this.redisState === 'available'
+      ? { store: 'redis' }
+      : { store: 'memory', redis: 'unavailable' };
+  }
+
+  private async shared(
+    key: string,
+    script: string,
+    inMemory: () => BucketState,
+    args: string[],
+  ): Promise<BucketState> {
+    if (!this.redis || Date.now() < this.redisRetryAt) return inMemory();
+    try {
+      const [count, resetInMs] = (await this.redis.eval(script, 1, key, ...args)) as [
+        number,
+        number,
+      ];
+      this.redisAnswered();
+      return { count, resetInMs };
+    } catch (error) {
+      this.redisFailed(error as Error);
+      return inMemory();
+    }
+  }
+
+  private redisAnswered(): void {
+    this.redisRetryAt = 0;
+    if (this.redisState === 'available') return;
+    this.redisState = 'available';
+    this.logger.log('Redis answers: rate limits are shared by every instance.');
+  }
+
+  private redisFailed(error: Error): void {
+    this.redisRetryAt = Date.now() + REDIS_RETRY_MS;
+    if (this.redisState === 'unavailable') return;
+    this.redisState = 'unavailable';
+    this.logger.warn(
+      `Redis is unavailable (${error.message}): rate limits are counted in memory, per instance, until it answers again.`,
+    );
+  }
+}

@@ -1,0 +1,108 @@
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, MigrationExecutor } from 'typeorm';
+import { type MysqlConnectionOptions } from 'typeorm/driver/mysql/MysqlConnectionOptions';
+
+/** The database's schema is not the one this release was built for; the message says how. */
+export class SchemaMismatchError extends Error {}
+
+/** Statements quoted in a drift report: enough to name the difference, one line still. */
+const QUOTED_STATEMENTS = 3;
+
+/**
+ * On MySQL and MariaDB the schema is built by the migrations, run as a step of their own (or by
+ * MIGRATIONS_RUN=true, before this check): a release that meets a database behind it, or one changed
+ * by hand, refuses to start rather than answer 500s. Readiness asks again on every probe, so a table
+ * or column dropped while running takes the instance out of rotation. The embedded SQLite database is
+ * always migrated at start and needs no check.
+ */
+@Injectable()
+export class SchemaCheck implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(SchemaCheck.name);
+  /** The connection the entities are compared through, when the main one reads the schema wrongly. */
+  private reader?: Promise<DataSource>;
+  private lastProblem?: string;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  get applies(): boolean {
+    return this.dataSource.options.type !== 'better-sqlite3';
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (!this.applies) return;
+    const problem = await this.problem();
+    if (problem) throw new SchemaMismatchError(problem);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const reader = await this.reader?.catch(() => undefined);
+    if (reader && reader !== this.dataSource) await reader.destroy();
+  }
+
+  /**
+   * For readiness: whether the schema is as expected now. A change of the answer is logged with its
+   * details, once, since probes ask every few seconds.
+   */
+  async matches(): Promise<boolean> {
+    const problem = this.applies ? await this.problem() : undefined;
+    if (problem !== this.lastProblem) {
+      if (problem) this.logger.error(problem);
+      else this.logger.log('The database schema matches this release again.');
+      this.lastProblem = problem;
+    }
+    return problem === undefined;
+  }
+
+  /** What is wrong with the schema, for an operator; undefined when nothing is. */
+  private async problem(): Promise<string | undefined> {
+    const pending = await new MigrationExecutor(this.dataSource).getPendingMigrations();
+    if (pending.length > 0) {
+      return (
+        `The database schema is behind this release: ${pending.length} of ` +
+        `${this.dataSource.migrations.length} migrations are pending ` +
+        `(${pending.map((migration) => migration.name).join(', ')}). Run them first ` +
+        '(npm run migration:run), or set MIGRATIONS_RUN=true on one instance.'
+      );
+    }
+    const reader = await this.schemaReader();
+    const { upQueries } = await reader.driver.createSchemaBuilder().log();
+    if (upQueries.length === 0) return undefined;
+    const quoted = upQueries.slice(0, QUOTED_STATEMENTS).map((statement) => statement.query);
+    return (
+      'The database schema differs from what this release expects, although every migration is ' +
+      `applied (${upQueries.length} difference(s); to match, it would run: ${quoted.join('; ')}). ` +
+      'Restore the schema the migrations built; MIGRATIONS_RUN does not change it.'
+    );
+  }
+
+  /**
+   * TypeORM reads column defaults the MySQL way or the MariaDB way by the URL scheme; read the other
+   * way, every nullable column looks changed. A mysql:// URL on a MariaDB server gets a connection of
+   * its own, of the right flavour, to compare through.
+   */
+  private schemaReader(): Promise<DataSource> {
+    this.reader ??= this.readerOfServer().catch((error: unknown) => {
+      // Tried again at the next check.
+      this.reader = undefined;
+      throw error;
+    });
+    return this.reader;
+  }
+
+  private async readerOfServer(): Promise<DataSource> {
+    const options = this.dataSource.options as MysqlConnectionOptions;
+    if (options.type !== 'mysql') return this.dataSource;
+    // TypeORM keeps only the version number of the server, not its name.
+    const [{ version }] = await this.dataSource.query<[{ version: string }]>(
+      'SELECT VERSION() AS version',
+    );
+    if (!/mariadb/i.test(version)) return this.dataSource;
+    return new DataSource({
+      ...options,
+      type: 'mariadb',
+      poolSize: 1,
+      migrationsRun: false,
+    }).initialize();
+  }
+}

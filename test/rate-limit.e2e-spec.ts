@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { apiKeysVariable } from './support/auth-credentials';
+import { expectProblem, type HttpResult } from './support/http-assertions';
+import { freePort, ServiceProcess } from './support/processes';
+import { type Environment, RunningApp } from './support/test-app';
+
+const REQUIREMENTS = '/api/Requirement/GetRequirements';
+const WINDOW_SECONDS = 60;
+const LIMIT = 4;
+const VALID_KEY = 'rl-valid-4c1e8b7a0d2f9635';
+const GUESSES = Array.from({ length: 10 }, (_, index) => `guess-${index}-0000000000000000`);
+/** The Redis every test machine and CI runs. */
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Keys of this run alone: runs in parallel, and instances of other runs, share the Redis. */
+const keyPrefix = () => `property-sales-test:${process.pid}-${randomBytes(4).toString('hex')}:`;
+
+function expectRateLimited(response: HttpResult) {
+  const body = expectProblem(response, 429, { modelState: false });
+  expect(body.type).toMatch(/rate_limited$/);
+  expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  expect(Number(response.headers['retry-after'])).toBeLessThanOrEqual(WINDOW_SECONDS);
+}
+
+const apps: RunningApp[] = [];
+
+async function startApp(env: Environment): Promise<RunningApp> {
+  const app = await RunningApp.start('sqlite::memory:', {
+    RATE_LIMIT: String(LIMIT),
+    RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
+    ...env,
+  });
+  apps.push(app);
+  return app;
+}
+
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+});
+
+describe.each([
+  ['in memory', () => ({})],
+  ['in Redis', () => ({ REDIS_URL, RATE_LIMIT_KEY_PREFIX: keyPrefix() })],
+])('key guessing, with limits counted %s', (_where, store) => {
+  const apiKeyEnv = () => ({
+    AUTH_MODE: 'apikey',
+    AUTH_API_KEYS: apiKeysVariable({ valid: VALID_KEY }),
+    ...store(),
+  });
+
+  it('answers a client address 429 once its failed keys reach RATE_LIMIT, even with a valid key then', async () => {
+    const app = await startApp(apiKeyEnv());
+    for (const guess of GUESSES.slice(0, LIMIT))
+      expect((await app.http.get(REQUIREMENTS).set('X-Api-Key', guess)).status).toBe(401);
+    expectRateLimited(await app.http.get(REQUIREMENTS).set('X-Api-Key', GUESSES[LIMIT]));
+    // Refused before the key is checked: a 429 tells a guesser nothing about the key.
+    expectRateLimited(await app.http.get(REQUIREMENTS).set('X-Api-Key', VALID_KEY));
+    expectRateLimited(await app.http.get(REQUIREMENTS));
+  });
+
+  it('counts requests without credentials against the address too', async () => {
+    const app = await startApp(apiKeyEnv());
+    for (let index = 0; index < LIMIT; index += 1)
+      expect((await app.http.get(REQUIREMENTS)).status).toBe(401);
+    expectRateLimited(await app.http.get(REQUIREMENTS).set('X-Api-Key', GUESSES[0]));
+  });
+
+  it("keeps a caller's successful requests out of its address's bucket", async () => {
+    const app = await startApp(apiKeyEnv());
+    await app.http.get(REQUIREMENTS).set('X-Api-Key', GUESSES[0]).expect(401);
+    for (let index = 0; index < LIMIT; index += 1)
+      await app.http.get(REQUIREMENTS).set('X-Api-Key', VALID_KEY).expect(200);
+    expectRateLimited(await app.http.get(REQUIREMENTS).set('X-Api-Key', VALID_KEY));
+    // The address has spent one request of its own.
+    expect((await app.http.get(REQUIREMENTS).set('X-Api-Key', GUESSES[1])).status).toBe(401);
+  });
+});
+
+describe('two instances sharing REDIS_URL', () => {
+  it('allow RATE_LIMIT requests together, not each', async () => {
+    const shared = { AUTH_MODE: 'none', REDIS_URL, RATE_LIMIT_KEY_PREFIX: keyPrefix() };
+    const [first, second] = await Promise.all([startApp(shared), startApp(shared)]);
+    for (let index = 0; index < LIMIT; index += 1)
+      await (index % 2 === 0 ? first : second).http.get(REQUIREMENTS).expect(200);
+    expectRateLimited(await first.http.get(REQUIREMENTS));
+    expectRateLimited(await second.http.get(REQUIREMENTS));
+    for (const app of [first, second]) {
+      const ready = await app.http.get('/health/ready').expect(200);
+      expect(ready.body.details.rateLimit).toEqual({ status: 'up', store: 'redis' });
+    }
+  });
+
+  it('keep apart the counts of another prefix', async () => {
+    const [first, second] = await Promise.all([
+      startApp({ AUTH_MODE: 'none', REDIS_URL, RATE_LIMIT_KEY_PREFIX: keyPrefix() }),
+      startApp({ AUTH_MODE: 'none', REDIS_URL, RATE_LIMIT_KEY_PREFIX: keyPrefix() }),
+    ]);
+    for (let index = 0; index < LIMIT; index += 1) await first.http.get(REQUIREMENTS).expect(200);
+    expectRateLimited(await first.http.get(REQUIREMENTS));
+    await second.http.get(REQUIREMENTS).expect(200);
+  });
+});
+
+describe('REDIS_URL naming a Redis that does not answer', () => {
+  let directory: string;
+  let service: ServiceProcess | undefined;
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'property-sales-rate-limit-'));
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('serves, limits in memory, and says so in its log and its readiness details', async () => {
+    service = await ServiceProcess.start({
+      cwd: directory,
+      env: {
+        DATABASE_URL: 'sqlite::memory:',
+        AUTH_MODE: 'none',
+        RATE_LIMIT: String(LIMIT),
+        RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
+        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+        RATE_LIMIT_KEY_PREFIX: keyPrefix(),
+      },
+    });
+    await service.ready();
+    const ready = await request(service.baseUrl).get('/health/ready').expect(200);
+    expect(ready.body.details.rateLimit).toEqual({
+      status: 'up',
+      store: 'memory',
+      redis: 'unavailable',
+    });
+    for (let index = 0; index < LIMIT; index += 1)
+      await request(service.baseUrl).get(REQUIREMENTS).expect(200);
+    expectRateLimited(await request(service.baseUrl).get(REQUIREMENTS));
+    const warnings = service.stdout
+      .split('\n')
+      .filter((line) => line.includes('Redis is unavailable'));
+    // Once for the outage, not once per request.
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('counted in memory, per instance');
+  });
+});
