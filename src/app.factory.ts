@@ -6,12 +6,14 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type NestExpressApplication } from '@nestjs/platform-express';
-import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { type NextFunction, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { version } from '../package.json';
 import { AppModule } from './app.module';
+import { type AuthenticatedRequest } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
+import { RateLimitGuard } from './auth/rate-limit.guard';
 import { type AppConfig } from './config/app-config';
 import { HTTP_LOGGER, REQUEST_ID_HEADER } from './logging/logging.module';
 import { createOpenApiDocument, OPENAPI_PATHS, serveOpenApi } from './openapi/openapi-document';
@@ -106,9 +108,16 @@ export async function createApp(
   }
   if (config.swagger === 'protected') {
     const authenticator = app.get(Authenticator);
-    app.use(OPENAPI_PATHS, (request: Request, _response: Response, next: NextFunction) => {
-      authenticator.authenticate(request.headers).then(() => next(), next);
-    });
+    // Keys guessed through the document count against the address like anywhere else.
+    const limits = config.rateLimit && app.get(RateLimitGuard);
+    app.use(
+      OPENAPI_PATHS,
+      (request: AuthenticatedRequest, _response: Response, next: NextFunction) => {
+        const authenticate = () =>
+          authenticator.authenticate(request.headers).then((caller) => (request.caller = caller));
+        (limits ? limits.admit(request, authenticate) : authenticate()).then(() => next(), next);
+      },
+    );
   }
   // Before init, so its routes come ahead of the not-found handler.
   if (config.swagger !== 'off') serveOpenApi(app, createOpenApiDocument(app, config, version));

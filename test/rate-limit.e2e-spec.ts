@@ -69,6 +69,15 @@ describe.each([
     expectRateLimited(await app.http.get(REQUIREMENTS).set('X-Api-Key', GUESSES[0]));
   });
 
+  it('counts keys guessed through the protected OpenAPI document alike', async () => {
+    const app = await startApp({ ...apiKeyEnv(), SWAGGER: 'protected' });
+    await app.http.get('/swagger-json').set('X-Api-Key', VALID_KEY).expect(200);
+    for (const guess of GUESSES.slice(0, LIMIT))
+      expect((await app.http.get('/swagger-json').set('X-Api-Key', guess)).status).toBe(401);
+    expectRateLimited(await app.http.get('/swagger-json').set('X-Api-Key', VALID_KEY));
+    expectRateLimited(await app.http.get(REQUIREMENTS).set('X-Api-Key', GUESSES[LIMIT]));
+  });
+
   it("keeps a caller's successful requests out of its address's bucket", async () => {
     const app = await startApp(apiKeyEnv());
     await app.http.get(REQUIREMENTS).set('X-Api-Key', GUESSES[0]).expect(401);

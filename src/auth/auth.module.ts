@@ -14,13 +14,18 @@ import { RateLimitStore } from './rate-limit.store';
 export class AuthModule {
   static forRoot(config: AppConfig): DynamicModule {
     const providers = config.rateLimit
-      ? [AuthGuard, RateLimitStore, { provide: APP_GUARD, useClass: RateLimitGuard }]
+      ? [
+          AuthGuard,
+          RateLimitStore,
+          RateLimitGuard,
+          { provide: APP_GUARD, useExisting: RateLimitGuard },
+        ]
       : [{ provide: APP_GUARD, useClass: AuthGuard }];
     return {
       module: AuthModule,
       global: true,
       providers: [Authenticator, ...providers],
-      exports: [Authenticator, ...(config.rateLimit ? [RateLimitStore] : [])],
+      exports: [Authenticator, ...(config.rateLimit ? [RateLimitStore, RateLimitGuard] : [])],
     };
   }
 }

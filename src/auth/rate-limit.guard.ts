@@ -57,18 +57,27 @@ export class RateLimitGuard implements CanActivate {
       context.getClass(),
     ]);
     if (skip) return this.auth.canActivate(context);
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    await this.admit(context.switchToHttp().getRequest<AuthenticatedRequest>(), () =>
+      this.auth.canActivate(context),
+    );
+    return true;
+  }
+
+  /**
+   * Runs `authenticate` (which sets `request.caller`, or throws AuthenticationError) within the
+   * limits; throws RateLimitedError past them. Also for what authenticates outside the guards.
+   */
+  async admit(request: AuthenticatedRequest, authenticate: () => Promise<unknown>): Promise<void> {
     const address = `address:${request.ip ?? request.socket.remoteAddress ?? 'unknown'}`;
     if (this.authenticates) this.refuseWhenSpent(await this.store.peek(address));
     try {
-      await this.auth.canActivate(context);
+      await authenticate();
     } catch (error) {
       if (error instanceof AuthenticationError) this.refuseWhenOver(await this.store.hit(address));
       throw error;
     }
     const bucket = request.caller ? `caller:${request.caller.id}` : address;
     this.refuseWhenOver(await this.store.hit(bucket));
-    return true;
   }
 
   /** Before a request is counted: the bucket has no request left. */
