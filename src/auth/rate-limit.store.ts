@@ -129,10 +129,9 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
     clearTimeout(timer);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     this.memory.close();
-    if (this.redis) this.redis.disconnect();
-    return Promise.resolve();
+    this.redis?.disconnect();
   }
 
   /** Counts one request in the bucket. */
