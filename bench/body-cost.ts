@@ -82,6 +82,7 @@ const BODIES: Array<[string, WireReader, string]> = [
   ],
   ['XML, one text', xml, fill('<Transaction><financetype>', 'x', '</financetype></Transaction>')],
   ['XML, comments', xml, fill(TRANSACTION, '<!---->', '</Transaction>')],
+  ['XML, one attribute value', xml, fill('<Transaction a="', 'x', '"/>')],
   ['JSON, keys at the quota', json, jsonKeys(maxElements)],
   ['JSON, array items to the limit', json, fill('{"requirements":[', '0,', '0]}')],
   [
