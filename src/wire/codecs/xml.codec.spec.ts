@@ -258,6 +258,26 @@ describe('XmlCodec quotas', () => {
     expect(() => decode(pastQuota)).toThrow(new MalformedBodyError(`The request body ${reason}.`));
   });
 
+  it.each([
+    ['an attribute value', (length: number) => root('', ` a="${'x'.repeat(length)}"`)],
+    ['a comment', (length: number) => root(`<!--${'x'.repeat(length)}-->`)],
+    ['an element name', (length: number) => root(`<${'x'.repeat(length)}/>`)],
+  ])('refuses %s past 65,536 characters', (_, body) => {
+    expect(() => decode(body(200_000))).toThrow(
+      new MalformedBodyError(
+        'The request body has a name, value or comment longer than 65536 characters.',
+      ),
+    );
+  });
+
+  it('reads text and CDATA past 65,536 characters whole', () => {
+    const text = 'x'.repeat(200_000);
+    expect(decode(root(`<financetype>${text}</financetype>`))).toEqual({ financetype: text });
+    expect(decode(root(`<financetype><![CDATA[${text}]]></financetype>`))).toEqual({
+      financetype: text,
+    });
+  });
+
   it('refuses a body past a quota where it passes it, before reading the rest', () => {
     const pastQuota = root('<a/>'.repeat(maxElements)).replace('</Transaction>', '');
     expect(() => decode(`${pastQuota}<unclosed`)).toThrow(/more than \d+ elements/);

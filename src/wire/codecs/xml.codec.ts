@@ -40,6 +40,9 @@ interface OpenElement {
 }
 
 const localName = (name: string) => name.slice(name.indexOf(':') + 1);
+/** The parser's own limit on one name, attribute value, comment or other piece of markup. */
+const MAX_MARKUP_LENGTH = 64 * 1024;
+const WRITE_SLICE = 16 * 1024;
 const BLANK = /^\s*$/;
 
 /**
@@ -118,9 +121,19 @@ function readTree(text: string, quotas: DocumentQuotas): XmlElement {
     element.text += chunk;
     element.cdata = true;
   };
-  sax.onerror = (error) =>
-    refuse(`The request body is not well-formed XML: ${error.message.split('\n')[0]}`);
-  sax.write(text).close();
+  sax.onerror = (error) => {
+    const reason = error.message.split('\n')[0];
+    if (reason.startsWith('Max buffer length exceeded'))
+      refuse(
+        `The request body has a name, value or comment longer than ${MAX_MARKUP_LENGTH} characters.`,
+      );
+    refuse(`The request body is not well-formed XML: ${reason}`);
+  };
+  // The parser reads names, attribute values, comments and the like a character at a time, and
+  // refuses one past its buffer limit only when a write ends: written in slices, no such piece costs
+  // more than a slice past the limit. Long text and CDATA are passed on in parts instead.
+  for (let at = 0; at < text.length; at += WRITE_SLICE) sax.write(text.slice(at, at + WRITE_SLICE));
+  sax.close();
   return root ?? refuse('The request body holds no XML element.');
 }
 
