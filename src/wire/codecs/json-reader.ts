@@ -138,6 +138,9 @@ const WHITESPACE = /\s*/y;
  */
 class LenientJsonReader {
   private at = 0;
+  // Where the next backslash is, kept between searches so that the text is searched once, in linear
+  // time, however many escapes and strings it holds.
+  private nextEscape = -1;
 
   constructor(
     private readonly text: string,
@@ -207,29 +210,35 @@ class LenientJsonReader {
 
   private readString(quote: string): string {
     this.at++;
-    let value = '';
+    const parts: string[] = [];
+    let end = this.text.indexOf(quote, this.at);
     for (;;) {
-      const end = this.text.indexOf(quote, this.at);
-      const escape = this.text.indexOf('\\', this.at);
       if (end < 0) this.fail('unterminated string');
-      if (escape < 0 || escape > end) {
-        value += this.text.slice(this.at, end);
-        this.at = end + 1;
-        return value;
+      if (this.nextEscape < this.at) {
+        const found = this.text.indexOf('\\', this.at);
+        this.nextEscape = found < 0 ? this.text.length : found;
       }
-      value += this.text.slice(this.at, escape);
+      if (this.nextEscape > end) {
+        parts.push(this.text.slice(this.at, end));
+        this.at = end + 1;
+        return parts.join('');
+      }
+      const escape = this.nextEscape;
+      if (escape > this.at) parts.push(this.text.slice(this.at, escape));
       const code = this.text[escape + 1];
       if (code === 'u') {
         const hex = this.text.slice(escape + 2, escape + 6);
         if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail('bad unicode escape');
-        value += String.fromCharCode(parseInt(hex, 16));
+        parts.push(String.fromCharCode(parseInt(hex, 16)));
         this.at = escape + 6;
       } else {
         const escaped = ESCAPES[code];
         if (escaped === undefined) this.fail('bad escape');
-        value += escaped;
+        parts.push(escaped);
         this.at = escape + 2;
       }
+      // The quote found was escaped.
+      if (end < this.at) end = this.text.indexOf(quote, this.at);
     }
   }
 
