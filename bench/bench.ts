@@ -307,7 +307,7 @@ async function benchUpdates(url: string, database: string, count: number): Promi
  */
 const COSTLY_BODIES = [
   `<Transaction>${'<a/>'.repeat(200_000)}</Transaction>`,
-  `<Transaction><transaction_id>1</transaction_id><requirements>${'<RequirementAcquisition/>'.repeat(997)}</requirements></Transaction>`,
+  `<Transaction><transaction_id>1</transaction_id><requirements>${'<RequirementAcquisition><requirement_id>1</requirement_id></RequirementAcquisition>'.repeat(498)}</requirements></Transaction>`,
 ];
 const COSTLY_CLIENTS = 4;
 

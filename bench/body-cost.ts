@@ -83,8 +83,10 @@ const BODIES: Array<[string, WireReader, string]> = [
   ['XML, one text', xml, fill('<Transaction><financetype>', 'x', '</financetype></Transaction>')],
   ['XML, comments', xml, fill(TRANSACTION, '<!---->', '</Transaction>')],
   ['XML, one attribute value', xml, fill('<Transaction a="', 'x', '"/>')],
+  ['XML, one comment', xml, fill('<Transaction><!--', 'x', '--></Transaction>')],
   ['JSON, keys at the quota', json, jsonKeys(maxElements)],
   ['JSON, array items to the limit', json, fill('{"requirements":[', '0,', '0]}')],
+  ['JSON (lenient), one string of escapes', json, fill("{financetype:'", '\\n', "'}")],
   [
     'JSON, empty records at the quota',
     json,

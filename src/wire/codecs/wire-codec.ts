@@ -90,11 +90,10 @@ export interface DocumentQuotas {
 
 /**
  * Request bodies. A Transaction with every member and 130 complete requirements fits in 1,000
- * elements. A body at the quotas, bound and validated, costs under 10 ms of CPU, and past them it is
- * refused for less (bench/body-cost.ts), so a few clients posting such bodies cannot starve the others
- * (the bench's costly-bodies row). Constants, not settings: the size limit is the setting, and these
- * keep any body within it cheap. DataContract bodies carry two namespace declarations and an `i:nil`
- * at most per element.
+ * elements. The costliest body at the quotas (500 requirements, bound and validated) costs about 30 ms
+ * of CPU, and past them a body is refused for a few (bench/body-cost.ts). Constants, not settings: the
+ * size limit is the setting, and these keep any body within it cheap. DataContract bodies carry two
+ * namespace declarations and an `i:nil` at most per element.
  */
 export const REQUEST_QUOTAS: DocumentQuotas = {
   maxDepth: MAX_DOCUMENT_DEPTH,
