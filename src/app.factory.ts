@@ -15,6 +15,7 @@ import { type AuthenticatedRequest } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { type AppConfig } from './config/app-config';
+import { applyConnectionLimits } from './connection-limits';
 import { HTTP_LOGGER, REQUEST_ID_HEADER } from './logging/logging.module';
 import { createOpenApiDocument, OPENAPI_PATHS, serveOpenApi } from './openapi/openapi-document';
 import { setServiceTimeZone, RouteMethods, WireExpressAdapter } from './wire';
@@ -84,6 +85,7 @@ export async function createApp(
     },
   );
   if (options.logger === undefined) app.useLogger(app.get(Logger));
+  applyConnectionLimits(app.getHttpServer(), config.connections);
   // First of all: every request, whatever answers it, gets a request id and a log line.
   app.use(app.get<RequestHandler>(HTTP_LOGGER));
   app.use(asLegacyRouting(app.get(RouteMethods), config.apiPrefix));

@@ -1,25 +1,91 @@
 import { type INestApplication } from '@nestjs/common';
-import { type Server } from 'node:http';
+import { type Server, type ServerResponse } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Readiness } from './health/readiness';
+
+export interface ShutdownTimes {
+  /** Readiness answers 503 this long, requests still served, before the listener closes. */
+  readonly drainMs: number;
+  /** After the drain, how long requests in flight may take; then the process exits 1 regardless. */
+  readonly timeoutMs: number;
+}
 
 /**
- * On SIGTERM or SIGINT: stop accepting connections, let requests in flight finish (closing each
- * keep-alive connection as its response ends, so a gateway cannot hold the process open), close the
- * application and its pool, and exit 0. Past `timeoutMs` the process exits 1 regardless.
+ * How long a kept-alive connection must have been idle, once the listener has closed, before the
+ * server closes it: a client sending back to back has its next request on the way by then, and has it
+ * answered (closing the connection) rather than cut.
  */
-export function installGracefulShutdown(app: INestApplication, timeoutMs: number): void {
+const QUIET_MS = 500;
+
+interface Connection {
+  /** Responses under way on it. */
+  inFlight: number;
+  /** When its last response ended; `undefined` while it has not carried one. */
+  idleSince?: number;
+}
+
+/**
+ * On SIGTERM or SIGINT: readiness turns 503 at once while requests are still served, for the drain
+ * delay, which gives the gateway time to stop sending here. Then the listener closes, each response
+ * closes its connection (`Connection: close`), and once every connection has closed the application
+ * and its pool close; the process exits 0.
+ *
+ * No request the server has received is cut: a connection ends after its response; one kept alive
+ * and quiet is closed as its keep-alive timeout would close it; a new one that has not sent its first
+ * request yet is left to send it (or to the header timeout).
+ */
+export function installGracefulShutdown(app: INestApplication, times: ShutdownTimes): void {
   const server = app.getHttpServer() as Server;
+  const readiness = app.get(Readiness);
+  const connections = new Map<Socket, Connection>();
+  const responses = new Set<ServerResponse>();
   let closing = false;
-  server.on('request', (_request, response) => {
-    if (closing) response.setHeader('Connection', 'close');
-    response.on('finish', () => {
-      if (closing) server.closeIdleConnections();
+  const closeAfter = (response: ServerResponse) => {
+    if (!response.headersSent) response.setHeader('Connection', 'close');
+  };
+  const endWhenQuiet = (socket: Socket, connection: Connection) => {
+    if (connection.inFlight > 0 || connection.idleSince === undefined) return;
+    const quietFor = Date.now() - connection.idleSince;
+    if (quietFor >= QUIET_MS) socket.end();
+    else setTimeout(() => endWhenQuiet(socket, connection), QUIET_MS - quietFor).unref();
+  };
+  server.on('connection', (socket: Socket) => {
+    connections.set(socket, { inFlight: 0 });
+    socket.once('close', () => connections.delete(socket));
+  });
+  server.on('request', (request, response: ServerResponse) => {
+    const connection = connections.get(request.socket);
+    if (connection) connection.inFlight += 1;
+    if (closing) closeAfter(response);
+    responses.add(response);
+    response.once('close', () => {
+      responses.delete(response);
+      if (!connection) return;
+      connection.inFlight -= 1;
+      connection.idleSince = Date.now();
+      // A response under way when the listener closed may have said keep-alive: its connection ends here.
+      if (closing && connection.inFlight === 0) request.socket.end();
     });
   });
-  const stop = () => {
-    if (closing) return;
+  const shutDown = async () => {
+    readiness.beginShutdown();
+    await delay(times.drainMs);
     closing = true;
-    setTimeout(() => process.exit(1), timeoutMs).unref();
-    app.close().then(
+    setTimeout(() => process.exit(1), times.timeoutMs).unref();
+    // Resolves once every connection has closed: the pool is still there for the last requests.
+    await new Promise<void>((resolve) => {
+      // The plain listener's close: the HTTP server's own also cuts every connection it sees idle at
+      // once, among them those whose next request is on its way, and stops the header timeout.
+      NetServer.prototype.close.call(server, () => resolve());
+      responses.forEach(closeAfter);
+      connections.forEach((connection, socket) => endWhenQuiet(socket, connection));
+    });
+    await app.close();
+  };
+  const stop = () => {
+    if (readiness.shuttingDown) return;
+    shutDown().then(
       () => process.exit(0),
       () => process.exit(1),
     );

@@ -22,7 +22,10 @@ async function bootstrap(): Promise<void> {
     );
     process.exit(1);
   }
-  installGracefulShutdown(app, config.shutdownTimeoutMs);
+  installGracefulShutdown(app, {
+    drainMs: config.shutdownDrainMs,
+    timeoutMs: config.shutdownTimeoutMs,
+  });
   app.get(Logger).log(`Listening on port ${config.port} (${config.database.kind})`);
 }
 

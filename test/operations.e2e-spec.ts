@@ -184,6 +184,31 @@ async function startUpdateInFlight(
   return { outgoing, response, connectionClosed };
 }
 
+/** A GetTransaction through the agent, read to its end. */
+function startGet(service: ServiceProcess, agent: Agent): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest({
+      host: '127.0.0.1',
+      port: service.port,
+      path: `/api/Transaction/GetTransaction/${DEMO_TRANSACTION}`,
+      agent,
+    });
+    outgoing.on('error', reject);
+    outgoing.on('response', (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () =>
+        resolve({
+          status: incoming.statusCode ?? 0,
+          headers: incoming.headers,
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+    });
+    outgoing.end();
+  });
+}
+
 const finishUpdate = (inFlight: InFlightRequest) =>
   inFlight.outgoing.end('"financetype":"Cash","brokerid":77}');
 
@@ -650,6 +675,64 @@ describe('graceful shutdown on SIGTERM', () => {
     started.push(service);
     return service;
   };
+
+  const status = async (service: ServiceProcess, path: string) =>
+    (await request(service.baseUrl).get(path)).status;
+
+  it('turns readiness 503 first and keeps serving for SHUTDOWN_DRAIN_MS, then closes the listener', async () => {
+    const service = await spawnForShutdown({ SHUTDOWN_DRAIN_MS: '1500' });
+    expect(await status(service, '/health/ready')).toBe(200);
+
+    const signalled = Date.now();
+    service.child.kill('SIGTERM');
+    let ready = 200;
+    while (ready === 200 && Date.now() - signalled < 1000) {
+      ready = await status(service, '/health/ready');
+    }
+    expect(ready).toBe(503);
+    // The gateway may still send requests until it notices: they are answered.
+    expect(await status(service, '/health/live')).toBe(200);
+    await request(service.baseUrl)
+      .get(`/api/Transaction/GetTransaction/${DEMO_TRANSACTION}`)
+      .expect(200);
+    expect(Date.now() - signalled).toBeLessThan(1500);
+
+    expect(await refusesNewConnections(service.port, 3000)).toBe(true);
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(1400);
+    expect(await service.exit(5000)).toEqual({ code: 0, signal: null });
+  });
+
+  it('answers every request in flight on 32 keep-alive connections, closing each after it: none is reset', async () => {
+    const service = await spawnForShutdown();
+    const connections = 32;
+    const agent = new Agent({ keepAlive: true, maxSockets: connections });
+    agents.push(agent);
+    // Each connection has served a request already and is kept alive, as a gateway's are.
+    await Promise.all(
+      Array.from({ length: connections }, () =>
+        startGet(service, agent).then((response) => expect(response.status).toBe(200)),
+      ),
+    );
+    const inFlight = await Promise.all(
+      Array.from({ length: connections }, () => startUpdateInFlight(service, agent)),
+    );
+
+    service.child.kill('SIGTERM');
+    expect(await refusesNewConnections(service.port)).toBe(true);
+    inFlight.forEach(finishUpdate);
+    const outcomes = await Promise.all(
+      inFlight.map(({ response }) =>
+        response.then(
+          ({ status: answered, headers }) => `${answered} ${headers.connection}`,
+          (error: NodeJS.ErrnoException) => error.code ?? error.message,
+        ),
+      ),
+    );
+
+    expect(outcomes).toEqual(Array.from({ length: connections }, () => '204 close'));
+    await Promise.all(inFlight.map(({ connectionClosed }) => connectionClosed));
+    expect(await service.exit(5000)).toEqual({ code: 0, signal: null });
+  });
 
   it('stops accepting connections, finishes the request in flight, and exits with code 0', async () => {
     const service = await spawnForShutdown();

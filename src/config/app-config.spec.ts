@@ -419,4 +419,61 @@ describe('loadAppConfig', () => {
       );
     });
   });
+
+  describe('connection limits and shutdown', () => {
+    it('bounds every client by default: timeouts, a connection cap, a minimum body rate, a drain', () => {
+      const config = loadAppConfig({});
+      expect(config.connections).toEqual({
+        headersTimeoutMs: 10000,
+        requestTimeoutMs: 30000,
+        keepAliveTimeoutMs: 65000,
+        maxConnections: 1000,
+        minBodyBytesPerSecond: 240,
+        bodyRateGraceMs: 5000,
+      });
+      expect(config.shutdownDrainMs).toBe(5000);
+    });
+
+    it('reads each of them, and 0 for no minimum body rate and no drain', () => {
+      const config = loadAppConfig({
+        HTTP_HEADERS_TIMEOUT_MS: '500',
+        HTTP_REQUEST_TIMEOUT_MS: '2000',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '75000',
+        HTTP_MAX_CONNECTIONS: '50',
+        BODY_MIN_BYTES_PER_SECOND: '0',
+        BODY_RATE_GRACE_MS: '1000',
+        SHUTDOWN_DRAIN_MS: '0',
+      });
+      expect(config.connections).toEqual({
+        headersTimeoutMs: 500,
+        requestTimeoutMs: 2000,
+        keepAliveTimeoutMs: 75000,
+        maxConnections: 50,
+        minBodyBytesPerSecond: 0,
+        bodyRateGraceMs: 1000,
+      });
+      expect(config.shutdownDrainMs).toBe(0);
+    });
+
+    it.each([
+      ['HTTP_HEADERS_TIMEOUT_MS', '0'],
+      ['HTTP_REQUEST_TIMEOUT_MS', 'soon'],
+      ['HTTP_KEEP_ALIVE_TIMEOUT_MS', '-1'],
+      ['HTTP_MAX_CONNECTIONS', '0'],
+      ['BODY_MIN_BYTES_PER_SECOND', '1.5'],
+      ['BODY_RATE_GRACE_MS', 'long'],
+      ['SHUTDOWN_DRAIN_MS', '5s'],
+    ])('refuses %s=%s', (name, value) => {
+      const error = configurationErrorOf({ [name]: value });
+      expect(error.problems).toEqual([expect.stringContaining(name)]);
+    });
+
+    it('refuses a request timeout shorter than the header timeout', () => {
+      const error = configurationErrorOf({
+        HTTP_HEADERS_TIMEOUT_MS: '20000',
+        HTTP_REQUEST_TIMEOUT_MS: '10000',
+      });
+      expect(error.problems).toEqual([expect.stringContaining('HTTP_REQUEST_TIMEOUT_MS')]);
+    });
+  });
 });

@@ -33,8 +33,11 @@ export interface AppConfig {
   readonly trustProxy: boolean | number | string;
   /** Origins allowed by CORS; empty turns CORS off. */
   readonly corsOrigins: readonly string[];
-  /** How long a SIGTERM may take to finish in-flight requests before the process exits anyway. */
+  /** After SIGTERM, how long readiness answers 503 while requests are still served: the gateway's notice. */
+  readonly shutdownDrainMs: number;
+  /** After the drain, how long requests in flight may take to finish before the process exits anyway. */
   readonly shutdownTimeoutMs: number;
+  readonly connections: ConnectionLimits;
   readonly auth: AuthConfig;
   /** The OpenAPI UI and document: open, behind the API's authentication, or not served. */
   readonly swagger: 'public' | 'protected' | 'off';
@@ -42,6 +45,21 @@ export interface AppConfig {
   readonly rateLimit?: RateLimitConfig;
   /** Longest a request waits on the database before it is answered 503. */
   readonly databaseTimeoutMs: number;
+}
+
+/** What one client connection may hold of the server, so that slow clients cannot starve the others. */
+export interface ConnectionLimits {
+  /** The whole request head must arrive within this. */
+  readonly headersTimeoutMs: number;
+  /** The whole request, head and body, must arrive within this. */
+  readonly requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  readonly keepAliveTimeoutMs: number;
+  /** Open connections at most; more are refused until some close. */
+  readonly maxConnections: number;
+  /** A body must average at least this, once `bodyRateGraceMs` has passed; 0 sets no minimum. */
+  readonly minBodyBytesPerSecond: number;
+  readonly bodyRateGraceMs: number;
 }
 
 export interface RateLimitConfig {
@@ -339,6 +357,24 @@ function readAuth(
   return { mode };
 }
 
+function readConnectionLimits(reader: EnvironmentReader): ConnectionLimits {
+  const headersTimeoutMs = reader.integer('HTTP_HEADERS_TIMEOUT_MS', 10000, 100, 600000);
+  const requestTimeoutMs = reader.integer('HTTP_REQUEST_TIMEOUT_MS', 30000, 100, 3600000);
+  reader.check(
+    'HTTP_REQUEST_TIMEOUT_MS',
+    requestTimeoutMs >= headersTimeoutMs,
+    'must be at least HTTP_HEADERS_TIMEOUT_MS: the head is part of the request',
+  );
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: reader.integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65000, 100, 3600000),
+    maxConnections: reader.integer('HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
+    minBodyBytesPerSecond: reader.integer('BODY_MIN_BYTES_PER_SECOND', 240, 0, 1_000_000_000),
+    bodyRateGraceMs: reader.integer('BODY_RATE_GRACE_MS', 5000, 0, 600000),
+  };
+}
+
 function readRateLimit(reader: EnvironmentReader, env: Environment): AppConfig['rateLimit'] {
   const limit = reader.integer('RATE_LIMIT', 0, 0, 1_000_000);
   const windowSeconds = reader.integer('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400);
@@ -395,7 +431,9 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
     prettyLogs: reader.oneOf('LOG_FORMAT', ['json', 'pretty'], 'json') === 'pretty',
     trustProxy: readTrustProxy(reader, env),
     corsOrigins: readOrigins(reader, env),
+    shutdownDrainMs: reader.integer('SHUTDOWN_DRAIN_MS', 5000, 0, 600000),
     shutdownTimeoutMs: reader.integer('SHUTDOWN_TIMEOUT_MS', 10000, 100, 600000),
+    connections: readConnectionLimits(reader),
     auth: readAuth(reader, env, database, serving),
     swagger: reader.oneOf('SWAGGER', ['public', 'protected', 'off'], 'public'),
     rateLimit: readRateLimit(reader, env),

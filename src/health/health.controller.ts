@@ -12,6 +12,7 @@ import {
 import { DomainError } from '../common/domain-error';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../database/database-errors';
 import { SchemaCheck } from '../database/schema-check';
+import { Readiness } from './readiness';
 
 /** How long the readiness probe waits for the database before calling it unreachable. */
 const PING_TIMEOUT_MS = 1500;
@@ -45,6 +46,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
+    private readonly readiness: Readiness,
     private readonly indicators: HealthIndicatorService,
     private readonly schema: SchemaCheck,
     @Optional() private readonly rateLimits?: RateLimitStore,
@@ -69,6 +71,7 @@ export class HealthController {
     description: ServiceNotReadyError.description,
   })
   async ready(): Promise<HealthCheckResult> {
+    this.readiness.assertServing();
     try {
       return await this.health.check([
         () => this.database.pingCheck('database', { timeout: PING_TIMEOUT_MS }),

@@ -26,6 +26,13 @@ const SERVICE_VARIABLES = [
   'TRUST_PROXY',
   'CORS_ORIGINS',
   'SHUTDOWN_TIMEOUT_MS',
+  'SHUTDOWN_DRAIN_MS',
+  'HTTP_HEADERS_TIMEOUT_MS',
+  'HTTP_REQUEST_TIMEOUT_MS',
+  'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+  'HTTP_MAX_CONNECTIONS',
+  'BODY_MIN_BYTES_PER_SECOND',
+  'BODY_RATE_GRACE_MS',
   'AUTH_MODE',
   'AUTH_API_KEYS',
   'AUTH_JWKS_URL',
@@ -41,11 +48,14 @@ const SERVICE_VARIABLES = [
   'REDIS_URL',
 ];
 
-/** The test run's environment without the service's own variables, plus the ones given. */
+/**
+ * The test run's environment without the service's own variables, plus the ones given. A service
+ * stops without a drain delay unless told: no gateway is watching its readiness.
+ */
 export function childEnvironment(env: Record<string, string>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const name of SERVICE_VARIABLES) delete base[name];
-  return { ...base, ...env };
+  return { ...base, SHUTDOWN_DRAIN_MS: '0', ...env };
 }
 
 export interface CommandResult {

@@ -1,6 +1,7 @@
 import { type IncomingMessage } from 'node:http';
 import { TextDecoder } from 'node:util';
 import getRawBody from 'raw-body';
+import { DomainError } from '../../common/domain-error';
 import { type WireReader } from '../codecs/wire-codec';
 import {
   MalformedBodyError,
@@ -82,16 +83,75 @@ function isReadError(error: unknown): error is { type: string } {
   );
 }
 
+/** The slowest a body may arrive: on average since it started, checked once the grace period is over. */
+export interface BodyRate {
+  /** 0 sets no minimum. */
+  readonly minBodyBytesPerSecond: number;
+  readonly bodyRateGraceMs: number;
+}
+
+export class BodyTooSlowError extends DomainError {
+  static readonly status = 408;
+  static readonly description = 'The request body arrived too slowly; the connection is closed.';
+  readonly code = 'request_timeout';
+  readonly title = 'Request timeout';
+  constructor(minBytesPerSecond: number) {
+    // The rest of the body is never read: the connection cannot carry another request.
+    super(`The request body arrived slower than ${minBytesPerSecond} bytes per second.`, {
+      Connection: 'close',
+    });
+  }
+}
+
 /**
- * Reads the body of a request, of the Content-Type read by `requestContentType`, with the limit in
- * force. The media type is checked first, so an unsupported body is refused (415) without being read;
- * `undefined` means the request has no body.
+ * The body's bytes, refused with BodyTooSlowError when they arrive slower than the rate: a client
+ * trickling a body would otherwise hold its connection and its request for the whole request timeout.
+ */
+async function readAtRate(
+  request: IncomingMessage,
+  limitBytes: number,
+  rate: BodyRate,
+): Promise<Buffer> {
+  const reading = getRawBody(request, {
+    length: request.headers['content-length'],
+    limit: limitBytes,
+  });
+  const { minBodyBytesPerSecond: minimum, bodyRateGraceMs: graceMs } = rate;
+  if (minimum === 0) return reading;
+  // Once the body is refused, the read ends in an error when the connection closes: nobody waits for it.
+  reading.catch(() => undefined);
+  const started = Date.now();
+  let received = 0;
+  const count = (chunk: Buffer) => (received += chunk.length);
+  request.on('data', count);
+  let timer: NodeJS.Timeout | undefined;
+  const tooSlow = new Promise<never>((_, reject) => {
+    const check = () => {
+      const expected = (minimum * (Date.now() - started)) / 1000;
+      if (received < expected) reject(new BodyTooSlowError(minimum));
+      else timer = setTimeout(check, 1000);
+    };
+    timer = setTimeout(check, graceMs);
+  });
+  try {
+    return await Promise.race([reading, tooSlow]);
+  } finally {
+    clearTimeout(timer);
+    request.off('data', count);
+  }
+}
+
+/**
+ * Reads the body of a request, of the Content-Type read by `requestContentType`, with the limit and
+ * the minimum rate in force. The media type is checked first, so an unsupported body is refused (415)
+ * without being read; `undefined` means the request has no body.
  */
 export async function readWireBody(
   request: IncomingMessage,
   contentType: RequestMediaType | undefined,
   formats: WireFormats,
   limitBytes: number,
+  rate: BodyRate,
 ): Promise<RawWireBody | undefined> {
   // Absent, empty or unreadable: Web API inferred application/octet-stream.
   const { type: mediaType, charset } = contentType ?? {};
@@ -102,10 +162,7 @@ export async function readWireBody(
   }
   if (!reader) throw new UnsupportedMediaTypeError(mediaType);
   try {
-    const bytes = await getRawBody(request, {
-      length: request.headers['content-length'],
-      limit: limitBytes,
-    });
+    const bytes = await readAtRate(request, limitBytes, rate);
     return new RawWireBody(reader, bytes, charset);
   } catch (error) {
     if (isReadError(error) && error.type === 'entity.too.large')

@@ -91,7 +91,8 @@ export class WireInterceptor implements NestInterceptor {
           ),
         );
     if (!METHODS_WITH_BODY.has(request.method)) return handle();
-    return from(readWireBody(request, contentType, this.formats, this.config.bodyLimitBytes)).pipe(
+    const { bodyLimitBytes, connections } = this.config;
+    return from(readWireBody(request, contentType, this.formats, bodyLimitBytes, connections)).pipe(
       switchMap((body) => {
         request.body = body && this.readsUntypedBody(context) ? parsedUntyped(body) : body;
         return handle();
