@@ -157,7 +157,7 @@ const COSTLY: Array<[string, string, string, string]> = [
     'an XML body of 200,000 empty elements',
     'application/xml',
     `<Transaction>${'<a/>'.repeat(200_000)}</Transaction>`,
-    'The request body holds more than 1000 elements.',
+    'The request body holds more than 65536 elements.',
   ],
   [
     'an XML element with 50,000 attributes',
@@ -169,13 +169,13 @@ const COSTLY: Array<[string, string, string, string]> = [
     'a JSON body of 80,000 members',
     'application/json',
     `{${Array.from({ length: 80_000 }, (_, n) => `"k${n}":0`).join(',')}}`,
-    'The request body holds more than 1000 members and items.',
+    'The request body holds more than 65536 members and items.',
   ],
   [
     'a JSON list of 300,000 empty records',
     'application/json',
     `{"transaction_id":1,"financetype":"Cash","requirements":[${'{},'.repeat(300_000)}{}]}`,
-    'The request body holds more than 1000 members and items.',
+    'The request body holds more than 65536 members and items.',
   ],
 ];
 

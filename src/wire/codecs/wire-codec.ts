@@ -89,15 +89,15 @@ export interface DocumentQuotas {
 }
 
 /**
- * Request bodies. A Transaction with every member and 130 complete requirements fits in 1,000
- * elements. The costliest body at the quotas (500 requirements, bound and validated) costs about 30 ms
- * of CPU, and past them a body is refused for a few (bench/body-cost.ts). Constants, not settings: the
- * size limit is the setting, and these keep any body within it cheap. DataContract bodies carry two
- * namespace declarations and an `i:nil` at most per element.
+ * Request bodies. The element quota stops floods (a megabyte of empty elements or members) while every
+ * body the legacy accepted in practice fits: it took any count, and 1 MB of requirements in JSON is
+ * about 50,000 members and items. Refused early, a flood costs a few milliseconds; a body that
+ * fits is read in one pass. Constants, not settings: the size limit is the setting. DataContract
+ * bodies carry two namespace declarations and an `i:nil` at most per element.
  */
 export const REQUEST_QUOTAS: DocumentQuotas = {
   maxDepth: MAX_DOCUMENT_DEPTH,
-  maxElements: 1_000,
+  maxElements: 65_536,
   maxAttributes: 16,
   maxNameLength: 1024,
 };
