@@ -302,12 +302,12 @@ async function benchUpdates(url: string, database: string, count: number): Promi
 
 /**
  * The request bodies within the size limit that cost the service most: one refused where it passes the
- * element quota, one read and validated whole at the quota (invalid only in lacking financetype, so
- * nothing is written).
+ * element quota, one read and validated whole, about 1 MB of requirements (invalid only in lacking
+ * financetype, so nothing is written).
  */
 const COSTLY_BODIES = [
   `<Transaction>${'<a/>'.repeat(200_000)}</Transaction>`,
-  `<Transaction><transaction_id>1</transaction_id><requirements>${'<RequirementAcquisition><requirement_id>1</requirement_id></RequirementAcquisition>'.repeat(498)}</requirements></Transaction>`,
+  `<Transaction><transaction_id>1</transaction_id><requirements>${'<RequirementAcquisition><requirement_id>1</requirement_id></RequirementAcquisition>'.repeat(12_000)}</requirements></Transaction>`,
 ];
 const COSTLY_CLIENTS = 4;
 
