@@ -93,12 +93,15 @@ export function runNode(
   });
 }
 
-/** A port nothing listens on right now. */
+/**
+ * A port nothing listens on right now, on any address: probed as the service binds (no host, so the
+ * IPv6 wildcard that takes IPv4 too). A port free on 127.0.0.1 alone may still be held on `::`.
+ */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, () => {
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : 0;
       server.close(() => resolve(port));
