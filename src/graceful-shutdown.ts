@@ -90,6 +90,8 @@ export function installGracefulShutdown(app: INestApplication, times: ShutdownTi
       () => process.exit(1),
     );
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  // Repeated signals change nothing: Ctrl-C under `npm start` reaches the service twice, from the
+  // terminal and forwarded by npm, and a second one must not cut the requests the first one drains.
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
