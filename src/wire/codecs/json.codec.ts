@@ -1,6 +1,7 @@
 import { readJsonDocument, readStandardJsonDocument } from './json-reader';
 import {
   type BoundRecord,
+  isBoundRecord,
   type WireMember,
   type WireModel,
   wireModelOf,
@@ -16,12 +17,10 @@ import { formatWireDate } from '../values/wire-date';
 import { JSON_DIALECT } from './wire-dialects';
 import { UnreadableValue } from '../values/unreadable-value';
 import { MalformedBodyError } from '../model/wire-errors';
+import { eachSteps, runSteps, type Steps } from '../model/steps';
 
 export const JSON_MEDIA_TYPES = ['application/json', 'text/json'] as const;
 export const PROBLEM_JSON = 'application/problem+json';
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 const membersByLowerName = new WeakMap<WireModel, ReadonlyMap<string, WireMember>>();
 
@@ -39,9 +38,10 @@ function memberNamed(model: WireModel, name: string): WireMember | undefined {
  * Binds a parsed object to the model as Json.NET did: names matched ignoring case, a member given
  * twice takes the later value, unknown members ignored, each value read by Json.NET's rules.
  */
-function bind(model: WireModel, source: Record<string, unknown>): BoundRecord {
+function* bind(model: WireModel, source: Record<string, unknown>): Steps<BoundRecord> {
   const bound: BoundRecord = {};
-  for (const [name, value] of Object.entries(source)) {
+  for (const name in source) {
+    const value = source[name];
     const member = memberNamed(model, name);
     if (!member) continue;
     if (member.kind !== 'list') {
@@ -49,16 +49,18 @@ function bind(model: WireModel, source: Record<string, unknown>): BoundRecord {
       bound[member.name] = read instanceof UnreadableValue ? read.sentAs(name) : read;
     } else if (Array.isArray(value)) {
       const itemModel = wireModelOf(member.item());
-      bound[member.name] = value.map((item: unknown) =>
-        isPlainObject(item) ? bind(itemModel, item) : item,
+      const items: unknown[] = [];
+      yield* eachSteps(value as unknown[], (item) =>
+        items.push(isBoundRecord(item) ? runSteps(bind(itemModel, item)) : item),
       );
+      bound[member.name] = items;
     } else bound[member.name] = value === null ? null : new UnreadableValue(value);
   }
   return bound;
 }
 
 function oneObject(parsed: unknown, name: string): Record<string, unknown> {
-  if (!isPlainObject(parsed))
+  if (!isBoundRecord(parsed))
     throw new MalformedBodyError(`The request body must be a JSON object holding one ${name}.`);
   return parsed;
 }
@@ -91,7 +93,11 @@ export class JsonCodec implements WireReader, WireWriter {
   readonly errorOnlyTypes = [PROBLEM_JSON];
 
   decode(text: string, model: WireModel): BoundRecord {
-    return bind(model, oneObject(readJsonDocument(text), model.name));
+    return runSteps(this.decodeSteps(text, model));
+  }
+
+  *decodeSteps(text: string, model: WireModel): Steps<BoundRecord> {
+    return yield* bind(model, oneObject(readJsonDocument(text), model.name));
   }
 
   decodePlain(text: string, rootName = 'object'): PlainRecord {
@@ -107,9 +113,9 @@ export class JsonCodec implements WireReader, WireWriter {
     if (!Array.isArray(parsed))
       throw new MalformedBodyError(`The document must be a JSON array of ${model.name}.`);
     return parsed.map((item: unknown, index) => {
-      if (!isPlainObject(item))
+      if (!isBoundRecord(item))
         throw new MalformedBodyError(`Record ${index + 1} is not a JSON object.`);
-      return bind(model, item);
+      return runSteps(bind(model, item));
     });
   }
 

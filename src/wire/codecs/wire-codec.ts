@@ -1,3 +1,4 @@
+import { type Steps } from '../model/steps';
 import { type ModelState } from '../model/wire-errors';
 import { type BoundRecord, type WireModel } from '../model/wire-model';
 
@@ -34,6 +35,11 @@ export interface WireReader {
    * elsewhere); throws MalformedBodyError when it cannot.
    */
   decode(text: string, model: WireModel, encoding?: string): BoundRecord;
+  /**
+   * The same, in steps that pause between slices of the document and items of its lists, for formats
+   * whose bodies may hold many records; the others are read at once.
+   */
+  decodeSteps?(text: string, model: WireModel, encoding?: string): Steps<BoundRecord>;
   /** Parses and binds a collection document (`ArrayOf…` in XML, an array in JSON), for data import. */
   decodeList?(text: string, model: WireModel): BoundRecord[];
   /**

@@ -1,4 +1,4 @@
-import { parser as saxParser } from 'sax';
+import { SaxesParser } from 'saxes';
 import { type BoundRecord, type WireModel, wireModelOf } from '../model/wire-model';
 import {
   type DocumentQuotas,
@@ -13,6 +13,7 @@ import { formatWireDate } from '../values/wire-date';
 import { UnreadableValue } from '../values/unreadable-value';
 import { XML_DIALECT } from './wire-dialects';
 import { MalformedBodyError } from '../model/wire-errors';
+import { eachSteps, runSteps, type Steps } from '../model/steps';
 import { describeValue } from '../model/wire-fields';
 import { encodeLocalName } from './xml-names';
 
@@ -40,10 +41,10 @@ interface OpenElement {
 }
 
 const localName = (name: string) => name.slice(name.indexOf(':') + 1);
-/** The parser's own limit on one name, attribute value, comment or other piece of markup. */
-const MAX_MARKUP_LENGTH = 64 * 1024;
+/** Text is handed to the parser in slices: the points where reading may pause. */
 const WRITE_SLICE = 16 * 1024;
 const BLANK = /^\s*$/;
+const NIL_TRUE = new Set(['true', '1']);
 
 /**
  * The element as the codec has always read it: its text and CDATA as sent, except that white space
@@ -56,85 +57,102 @@ function closed(open: OpenElement): XmlElement {
   return { name: open.name, text, nil: open.nil, children };
 }
 
+/** Takes each child of a collection's root as it closes. */
+type RecordHandler = (record: XmlElement, rootName: string) => void;
+
+const refuse = (reason: string): never => {
+  throw new MalformedBodyError(reason);
+};
+
 /**
  * Reads a document in one pass into its element tree, refusing, as soon as they are met and before
- * anything is built from them: a DTD (no entity expansion, internal or external, ever happens), a
- * second root, text outside the root, and anything past the quotas.
+ * anything is built from them: a DTD (no entity expansion, internal or external, ever happens),
+ * anything that is not well-formed XML, and anything past the quotas. Given `onRecord`, each child of
+ * the root is handed on as it closes instead of being kept: a collection read record by record.
  */
-function readTree(text: string, quotas: DocumentQuotas): XmlElement {
-  const sax = saxParser(true);
-  const open: OpenElement[] = [];
-  let elements = 0;
-  let root: XmlElement | undefined;
-  const refuse = (reason: string) => {
-    throw new MalformedBodyError(reason);
-  };
-  const checkName = (name: string) => {
-    if (name.length > quotas.maxNameLength)
-      refuse(`The request body has a name longer than ${quotas.maxNameLength} characters.`);
-  };
-  sax.ondoctype = () => refuse('The request body must not contain a document type declaration.');
-  sax.onopentagstart = ({ name }) => {
-    if (root) refuse('The request body must hold exactly one root element.');
-    if (open.length === quotas.maxDepth)
-      refuse(`The request body is nested deeper than ${quotas.maxDepth} levels.`);
-    if (++elements > quotas.maxElements)
-      refuse(`The request body holds more than ${quotas.maxElements} elements.`);
-    checkName(name);
-    open.push({ name: localName(name), text: '', cdata: false, attributes: 0, nil: false });
-  };
-  sax.onattribute = ({ name }) => {
-    const element = open[open.length - 1];
-    if (++element.attributes > quotas.maxAttributes)
-      refuse(`The request body has an element with more than ${quotas.maxAttributes} attributes.`);
-    checkName(name);
-  };
-  sax.onopentag = (tag) => {
-    // Read without namespace processing, attributes are plain text. The last one named nil, whatever
-    // its prefix, decides; xsd:boolean: `true` or `1`.
-    const attributes = tag.attributes as Record<string, string>;
-    let nilText: string | undefined;
-    for (const name in attributes) if (localName(name) === 'nil') nilText = attributes[name];
-    nilText = nilText?.trim();
-    open[open.length - 1].nil = nilText === 'true' || nilText === '1';
-  };
-  sax.onclosetag = () => {
-    const element = closed(open.pop() as OpenElement);
-    const parent = open[open.length - 1];
-    if (!parent) {
-      root = element;
-      return;
+class XmlTreeReader {
+  private readonly parser = new SaxesParser<{ xmlns: false; position: true }>({
+    xmlns: false,
+    position: true,
+  });
+  private readonly open: OpenElement[] = [];
+  private elements = 0;
+  private root: XmlElement | undefined;
+
+  constructor(
+    private readonly quotas: DocumentQuotas,
+    private readonly onRecord?: RecordHandler,
+  ) {
+    // Seven handlers at most: saxes stores each as a property added by name at run time, and V8 turns
+    // a parser with more into a slow dictionary object (a megabyte of text then costs 50 ms, not 6).
+    const { parser, open } = this;
+    parser.on('doctype', () =>
+      refuse('The request body must not contain a document type declaration.'),
+    );
+    parser.on('opentagstart', ({ name }) => {
+      if (open.length === quotas.maxDepth)
+        refuse(`The request body is nested deeper than ${quotas.maxDepth} levels.`);
+      if (++this.elements > quotas.maxElements)
+        refuse(`The request body holds more than ${quotas.maxElements} elements.`);
+      this.checkName(name);
+      open.push({ name: localName(name), text: '', cdata: false, attributes: 0, nil: false });
+    });
+    parser.on('attribute', ({ name, value }) => {
+      const element = open[open.length - 1];
+      if (++element.attributes > quotas.maxAttributes)
+        refuse(
+          `The request body has an element with more than ${quotas.maxAttributes} attributes.`,
+        );
+      this.checkName(name);
+      // Read without namespace processing, attributes are plain text. The last one named nil,
+      // whatever its prefix, decides; xsd:boolean: `true` or `1`.
+      if (localName(name) === 'nil') element.nil = NIL_TRUE.has(value.trim());
+    });
+    parser.on('closetag', () => this.close(open.pop() as OpenElement));
+    parser.on('text', (text) => {
+      const element = open[open.length - 1];
+      if (element) element.text += text;
+      else if (!BLANK.test(text)) refuse('The request body has text outside its root element.');
+    });
+    parser.on('cdata', (text) => {
+      const element = open[open.length - 1];
+      element.text += text;
+      element.cdata = true;
+    });
+    parser.on('error', (error) =>
+      refuse(`The request body is not well-formed XML: ${error.message}`),
+    );
+  }
+
+  /** Reads the whole document, pausing after each slice. */
+  *read(text: string): Steps<XmlElement> {
+    for (let at = 0; at < text.length; at += WRITE_SLICE) {
+      this.parser.write(text.slice(at, at + WRITE_SLICE));
+      yield;
     }
-    parent.children ??= new Map();
-    const siblings = parent.children.get(element.name);
-    if (siblings) siblings.push(element);
-    else parent.children.set(element.name, [element]);
-  };
-  sax.ontext = (chunk) => {
-    const element = open[open.length - 1];
-    if (element) element.text += chunk;
-    else if (chunk.trim() !== '') refuse('The request body has text outside its root element.');
-  };
-  sax.oncdata = (chunk) => {
-    const element = open[open.length - 1];
-    if (!element) return;
-    element.text += chunk;
-    element.cdata = true;
-  };
-  sax.onerror = (error) => {
-    const reason = error.message.split('\n')[0];
-    if (reason.startsWith('Max buffer length exceeded'))
-      refuse(
-        `The request body has a name, value or comment longer than ${MAX_MARKUP_LENGTH} characters.`,
-      );
-    refuse(`The request body is not well-formed XML: ${reason}`);
-  };
-  // The parser reads names, attribute values, comments and the like a character at a time, and
-  // refuses one past its buffer limit only when a write ends: written in slices, no such piece costs
-  // more than a slice past the limit. Long text and CDATA are passed on in parts instead.
-  for (let at = 0; at < text.length; at += WRITE_SLICE) sax.write(text.slice(at, at + WRITE_SLICE));
-  sax.close();
-  return root ?? refuse('The request body holds no XML element.');
+    this.parser.close();
+    return this.root ?? refuse('The request body holds no XML element.');
+  }
+
+  private checkName(name: string): void {
+    if (name.length > this.quotas.maxNameLength)
+      refuse(`The request body has a name longer than ${this.quotas.maxNameLength} characters.`);
+  }
+
+  private close(open: OpenElement): void {
+    const element = closed(open);
+    const parent = this.open[this.open.length - 1];
+    if (!parent) {
+      this.root = element;
+    } else if (this.onRecord && this.open.length === 1) {
+      this.onRecord(element, parent.name);
+    } else {
+      parent.children ??= new Map();
+      const siblings = parent.children.get(element.name);
+      if (siblings) siblings.push(element);
+      else parent.children.set(element.name, [element]);
+    }
+  }
 }
 
 // The encodings an XML declaration may name, as the legacy's text reader knew them.
@@ -159,9 +177,14 @@ function checkDeclaredEncoding(text: string, encoding: string): void {
   }
 }
 
-function parseRoot(text: string, quotas: DocumentQuotas, encoding = 'utf-8'): XmlElement {
+function* parseRoot(
+  text: string,
+  quotas: DocumentQuotas,
+  encoding = 'utf-8',
+  onRecord?: RecordHandler,
+): Steps<XmlElement> {
   checkDeclaredEncoding(text, encoding);
-  return readTree(text, quotas);
+  return yield* new XmlTreeReader(quotas, onRecord).read(text);
 }
 
 /**
@@ -169,7 +192,7 @@ function parseRoot(text: string, quotas: DocumentQuotas, encoding = 'utf-8'): Xm
  * order, unknown elements ignored, `i:nil="true"` as null, values read as XmlConvert reads them. A
  * value XmlConvert could not read failed the whole record there, so it is collected in `unreadable`.
  */
-function bind(model: WireModel, element: XmlElement, unreadable: string[]): BoundRecord {
+function* bind(model: WireModel, element: XmlElement, unreadable: string[]): Steps<BoundRecord> {
   const bound: BoundRecord = {};
   for (const member of model.members) {
     const found = element.children.get(member.name)?.[0];
@@ -177,10 +200,11 @@ function bind(model: WireModel, element: XmlElement, unreadable: string[]): Boun
     if (found.nil) bound[member.name] = null;
     else if (member.kind === 'list' && found.text.trim() === '') {
       const itemModel = wireModelOf(member.item());
-      const items = found.children.get(itemModel.name) ?? [];
-      bound[member.name] = items.map((item) =>
-        item.nil ? null : bind(itemModel, item, unreadable),
+      const list: (BoundRecord | null)[] = [];
+      yield* eachSteps(found.children.get(itemModel.name) ?? [], (item) =>
+        list.push(item.nil ? null : runSteps(bind(itemModel, item, unreadable))),
       );
+      bound[member.name] = list;
     } else if (member.kind === 'list' || found.children.size > 0) {
       // Markup where a value belongs, or text where a list belongs.
       unreadable.push(`The element '${member.name}' is not valid for ${member.name}.`);
@@ -195,9 +219,9 @@ function bind(model: WireModel, element: XmlElement, unreadable: string[]): Boun
 }
 
 /** Binds one record; any value XmlConvert could not read refuses the record, as DataContractSerializer did. */
-function bindRecord(model: WireModel, element: XmlElement): BoundRecord {
+function* bindRecord(model: WireModel, element: XmlElement): Steps<BoundRecord> {
   const unreadable: string[] = [];
-  const bound = bind(model, element, unreadable);
+  const bound = yield* bind(model, element, unreadable);
   if (unreadable.length > 0) throw new MalformedBodyError(...unreadable);
   return bound;
 }
@@ -257,29 +281,41 @@ export class XmlCodec implements WireReader, WireWriter {
   }
 
   decode(text: string, model: WireModel, encoding?: string): BoundRecord {
-    const root = parseRoot(text, REQUEST_QUOTAS, encoding);
+    return runSteps(this.decodeSteps(text, model, encoding));
+  }
+
+  *decodeSteps(text: string, model: WireModel, encoding?: string): Steps<BoundRecord> {
+    const root = yield* parseRoot(text, REQUEST_QUOTAS, encoding);
     if (root.name !== model.name)
       throw new MalformedBodyError(`The root element must be ${model.name}.`);
-    return bindRecord(model, root);
+    return yield* bindRecord(model, root);
   }
 
   /** The root element is named after the DTO's class, in any namespace; any, for an untyped body. */
   decodePlain(text: string, rootName?: string, encoding?: string): PlainRecord {
-    const root = parseRoot(text, REQUEST_QUOTAS, encoding);
+    const root = runSteps(parseRoot(text, REQUEST_QUOTAS, encoding));
     if (rootName !== undefined && root.name !== rootName)
       throw new MalformedBodyError(`The root element must be ${rootName}.`);
     return plainMembers(root);
   }
 
+  /** Binds each record as its element closes: the document's tree is never held whole. */
   decodeList(text: string, model: WireModel): BoundRecord[] {
-    const root = parseRoot(text, IMPORT_QUOTAS);
-    if (root.name !== model.collectionName) {
-      throw new MalformedBodyError(`The root element must be ${model.collectionName}.`);
-    }
-    return (root.children.get(model.name) ?? []).map((element, index) => {
-      if (element.nil) throw new MalformedBodyError(`Record ${index + 1} is nil.`);
-      return bindRecord(model, element);
-    });
+    const records: BoundRecord[] = [];
+    const checkRoot = (name: string) => {
+      if (name !== model.collectionName)
+        throw new MalformedBodyError(`The root element must be ${model.collectionName}.`);
+    };
+    const root = runSteps(
+      parseRoot(text, IMPORT_QUOTAS, undefined, (element, rootName) => {
+        checkRoot(rootName);
+        if (element.name !== model.name) return;
+        if (element.nil) throw new MalformedBodyError(`Record ${records.length + 1} is nil.`);
+        records.push(runSteps(bindRecord(model, element)));
+      }),
+    );
+    checkRoot(root.name);
+    return records;
   }
 
   encode(model: WireModel, value: object | readonly object[]): string {

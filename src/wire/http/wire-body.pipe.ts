@@ -1,19 +1,38 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
-import { type BodyText, RawWireBody } from './wire-body';
+import { RawWireBody } from './wire-body';
 import { PlainDtoValidation } from './plain-dto-validation';
+import { type PlainRecord } from '../codecs/wire-codec';
+import { runStepsCooperatively, type Steps } from '../model/steps';
 import { MalformedBodyError, RequestValidationError } from '../model/wire-errors';
-import { findWireModel, type WireClass, type WireModel } from '../model/wire-model';
-import { toValidatedDto } from '../model/wire-validation';
+import {
+  type BoundRecord,
+  findWireModel,
+  type WireClass,
+  type WireModel,
+} from '../model/wire-model';
+import { validatedDtoSteps } from '../model/wire-validation';
 
-/** Reads a body's text, reporting a malformed one against the parameter, as Web API did. */
-function readBody<T>(body: RawWireBody, parameterName: string, read: (body: BodyText) => T): T {
+/** A malformed body is reported against the parameter, as Web API did. */
+const asBodyError = (error: unknown, parameterName: string): unknown =>
+  error instanceof MalformedBodyError
+    ? RequestValidationError.ofBody(parameterName, ...error.reasons)
+    : error;
+
+/**
+ * Reads, binds and validates a wire model's body, pausing between slices of the document and items
+ * of its lists where its reader can.
+ */
+function* wireDtoSteps(body: RawWireBody, type: WireClass, model: WireModel): Steps<object> {
+  let bound: BoundRecord;
   try {
-    return read(body.decode());
+    const { text, encoding } = body.decode();
+    bound = body.reader.decodeSteps
+      ? yield* body.reader.decodeSteps(text, model, encoding)
+      : body.reader.decode(text, model, encoding);
   } catch (error) {
-    if (error instanceof MalformedBodyError)
-      throw RequestValidationError.ofBody(parameterName, ...error.reasons);
-    throw error;
+    throw asBodyError(error, model.parameterName);
   }
+  return yield* validatedDtoSteps(type, bound, model.parameterName);
 }
 
 /**
@@ -29,7 +48,16 @@ export class WireBodyPipe implements PipeTransform {
 
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     const model = metadata.type === 'body' ? findWireModel(metadata.metatype) : undefined;
-    if (model) return this.toWireDto(value, metadata.metatype as WireClass, model);
+    if (model) {
+      if (!(value instanceof RawWireBody)) {
+        throw RequestValidationError.ofBody(
+          model.parameterName,
+          'A non-empty request body is required.',
+        );
+      }
+      // Served in slices: a large body shares the event loop with every other request.
+      return runStepsCooperatively(wireDtoSteps(value, metadata.metatype as WireClass, model));
+    }
     if (!this.plainDtos.validates(metadata)) return value;
     if (metadata.type !== 'body') return this.plainDtos.toDto(value, metadata);
     const type = metadata.metatype as WireClass;
@@ -37,25 +65,16 @@ export class WireBodyPipe implements PipeTransform {
     const bodyName = type.name.charAt(0).toLowerCase() + type.name.slice(1);
     // Without a body, the DTO is validated as empty, as ValidationPipe validates a missing one.
     if (!(value instanceof RawWireBody)) return this.plainDtos.toDto(value, metadata, bodyName);
-    const plain = readBody(value, bodyName, ({ text, encoding }) =>
-      value.reader.decodePlain(text, type.name, encoding),
-    );
+    let plain: PlainRecord;
+    try {
+      const { text, encoding } = value.decode();
+      plain = value.reader.decodePlain(text, type.name, encoding);
+    } catch (error) {
+      throw asBodyError(error, bodyName);
+    }
     const validation = value.reader.singleItemListsLookScalar
       ? this.plainDtosFromXml
       : this.plainDtos;
     return validation.toDto(plain, metadata, bodyName);
-  }
-
-  private toWireDto(value: unknown, type: WireClass, model: WireModel): object {
-    if (!(value instanceof RawWireBody)) {
-      throw RequestValidationError.ofBody(
-        model.parameterName,
-        'A non-empty request body is required.',
-      );
-    }
-    const bound = readBody(value, model.parameterName, ({ text, encoding }) =>
-      value.reader.decode(text, model, encoding),
-    );
-    return toValidatedDto(type, bound, model.parameterName);
   }
 }

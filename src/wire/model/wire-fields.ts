@@ -6,6 +6,7 @@ import { ExactDecimal } from '../values/exact-decimal';
 import { INT32_MAX, INT32_MIN } from '../values/int32';
 import { UnreadableValue } from '../values/unreadable-value';
 import {
+  isBoundRecord,
   registerWireMember,
   type WireClass,
   type WireScalarKind,
@@ -247,6 +248,7 @@ export function ListField(item: () => WireClass): PropertyDecorator {
       nullable: true,
       xml: { name: String(key), wrapped: true },
     })(target, key);
+    // For class-transformer, which builds the item instances of a DTO read by ValidationPipe.
     Type(item)(target, key);
     // A null list is a value like any other null. Its items are validated one by one by
     // toValidatedDto, which skips null items as Json.NET did (ValidateNested refuses them).
@@ -254,9 +256,11 @@ export function ListField(item: () => WireClass): PropertyDecorator {
     ValidateBy({
       name: 'wireList',
       validator: {
-        // A null item is a value Json.NET and DataContractSerializer both read.
+        // A null item is a value Json.NET and DataContractSerializer both read; any other is a record,
+        // as a codec binds it or as class-transformer builds it.
         validate: (value: unknown) =>
-          Array.isArray(value) && value.every((entry) => entry === null || entry instanceof item()),
+          Array.isArray(value) &&
+          value.every((entry) => entry === null || isBoundRecord(entry) || entry instanceof item()),
         defaultMessage: invalidValue,
       },
     })(target, key);

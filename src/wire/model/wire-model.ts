@@ -133,5 +133,12 @@ export function wireModelOf(type: WireClass): WireModel {
   return model;
 }
 
-/** A plain object keyed by wire member names, ready for class-transformer and class-validator. */
+/** A plain object keyed by wire member names, as a codec binds a record: what validation checks. */
 export type BoundRecord = Record<string, unknown>;
+
+/** Whether a value is a record as the codecs bind one: a plain object, not an array or a value. */
+export function isBoundRecord(value: unknown): value is BoundRecord {
+  if (value === null || typeof value !== 'object') return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}

@@ -1,85 +1,224 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
+import {
+  getMetadataStorage,
+  type MetadataStorage,
+  type ValidationArguments,
+  ValidationTypes,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 import { ExactDecimal } from '../values/exact-decimal';
 import { type BoundRecord, type WireClass, type WireModel, wireModelOf } from './wire-model';
 import { UnreadableValue } from '../values/unreadable-value';
 import { type ModelState, RequestValidationError } from './wire-errors';
+import { eachSteps, runSteps, type Steps } from './steps';
 
-function collectMessages(
-  errors: readonly ValidationError[],
-  path: string,
-  root: string,
-  into: ModelState,
-): void {
-  for (const error of errors) {
-    if (!error.constraints) continue;
-    const unreadable = error.value instanceof UnreadableValue ? error.value : undefined;
-    // A value the reader could not convert is keyed by its name as sent, as Json.NET's path was.
-    const key = `${path}.${unreadable?.sentName ?? error.property}`;
-    const messages = Object.values(error.constraints);
-    into[key] = messages;
-    // Where Json.NET's reader itself failed, the legacy also reported each list holding the record
-    // (`transaction.requirements`) and the record as a whole.
-    if (unreadable?.failsRecord) {
-      const lists = [...path.matchAll(/\[\d+\]/g)].map((index) => path.slice(0, index.index));
-      for (const enclosing of [root, ...lists])
-        into[enclosing] = [...(into[enclosing] ?? []), ...messages];
-    }
-  }
+type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
+
+/** One class-validator constraint of a property, as its decorator registered it. */
+interface Rule {
+  readonly metadata: ValidationMetadata;
+  /** The constraint's name: the key class-validator reports it under. */
+  readonly name: string;
+  readonly constraint: ValidatorConstraintInterface;
 }
 
+/** A property's conditions (`@ValidateIf`) and rules, in the order class-validator runs them. */
+interface PropertyRules {
+  readonly property: string;
+  readonly conditions: readonly ValidationMetadata[];
+  readonly rules: readonly Rule[];
+}
+
+/** A wire model's validation, read once from its decorators. */
+interface CompiledModel {
+  readonly model: WireModel;
+  /** The class name, as class-validator gives it to messages (`$target`). */
+  readonly targetName: string;
+  readonly properties: readonly PropertyRules[];
+  /** The list members, whose items are validated one by one. */
+  readonly lists: readonly { readonly name: string; readonly item: () => WireClass }[];
+  /** The decimal members, held exactly until validated. */
+  readonly decimals: readonly string[];
+}
+
+const compiled = new WeakMap<WireClass, CompiledModel>();
+
 /**
- * Validates a record and, member by member, the items of its valid lists: every violation at once,
- * keyed as the legacy ModelState (`transaction.requirements[0].requirement_id`).
+ * Reads a model's class-validator metadata as `validateSync` would for it (no groups), and refuses
+ * any rule this runner does not run the way class-validator does: the decorators stay the one
+ * declaration of the rules, and a rule is never silently skipped.
  */
-function validateRecord(
-  record: object,
-  model: WireModel,
-  path: string,
+function compile(type: WireClass): CompiledModel {
+  const storage = getMetadataStorage();
+  const grouped = storage.groupByPropertyName(
+    storage.getTargetValidationMetadatas(type, '', false, false),
+  );
+  const properties = Object.entries(grouped).map(([property, metadatas]): PropertyRules => {
+    const conditions: ValidationMetadata[] = [];
+    const rules: Rule[] = [];
+    for (const metadata of metadatas) {
+      if (metadata.type === ValidationTypes.CONDITIONAL_VALIDATION) {
+        conditions.push(metadata);
+        continue;
+      }
+      if (metadata.type !== ValidationTypes.CUSTOM_VALIDATION || metadata.each) {
+        throw new Error(
+          `${type.name}.${property}: wire validation runs custom (ValidateBy) and conditional ` +
+            `(ValidateIf) rules, not '${metadata.type}'${metadata.each ? ' with each' : ''}.`,
+        );
+      }
+      for (const constraint of storage.getTargetValidatorConstraints(metadata.constraintCls)) {
+        if (constraint.async)
+          throw new Error(`${type.name}.${property}: wire validation runs no async rule.`);
+        rules.push({ metadata, name: constraint.name, constraint: constraint.instance });
+      }
+    }
+    return { property, conditions, rules };
+  });
+  const model = wireModelOf(type);
+  return {
+    model,
+    targetName: type.name,
+    properties,
+    lists: model.members.flatMap((member) => (member.kind === 'list' ? [member] : [])),
+    decimals: model.members.flatMap((member) => (member.kind === 'decimal' ? [member.name] : [])),
+  };
+}
+
+function compiledOf(type: WireClass): CompiledModel {
+  let model = compiled.get(type);
+  if (!model) {
+    model = compile(type);
+    compiled.set(type, model);
+  }
+  return model;
+}
+
+/** class-validator's message tokens, replaced as it replaces them. */
+function messageOf(rule: Rule, args: ValidationArguments): string {
+  const template = rule.metadata.message ?? rule.constraint.defaultMessage?.(args) ?? '';
+  let message = typeof template === 'function' ? template(args) : template;
+  if (!message) return message;
+  (args.constraints as unknown[] | undefined)?.forEach((constraint, index) => {
+    const text = Array.isArray(constraint)
+      ? constraint.join(', ')
+      : typeof constraint === 'symbol'
+        ? String(constraint.description)
+        : `${constraint as string}`;
+    message = message.replace(new RegExp(`\\$constraint${index + 1}`, 'g'), text);
+  });
+  const value: unknown = args.value;
+  if (typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number')
+    message = message.replace(/\$value/g, String(value));
+  return message.replace(/\$property/g, args.property).replace(/\$target/g, args.targetName);
+}
+
+type ValidateIfTest = (object: object, value: unknown) => boolean;
+
+/** Where a record sits: the body's parameter, or an item of a list (`transaction.requirements[0]`). */
+interface RecordPlace {
+  readonly path: string;
+  readonly index?: number;
+}
+const pathOf = ({ path, index }: RecordPlace) => (index === undefined ? path : `${path}[${index}]`);
+
+/**
+ * Validates a record and, member by member, the items of its valid lists, as `validateSync` with
+ * `stopAtFirstError` would on the DTO instance, but on the bound record itself: every property whose
+ * conditions hold reports its first violated rule, keyed as the legacy ModelState
+ * (`transaction.requirements[0].requirement_id`). Its exact decimals are settled to numbers on the
+ * way: a record with any violation is thrown away.
+ */
+function* validateRecord(
+  record: BoundRecord,
+  compiledModel: CompiledModel,
+  place: RecordPlace,
   root: string,
   into: ModelState,
-): void {
-  const errors = validateSync(record, { stopAtFirstError: true, forbidUnknownValues: false });
-  collectMessages(errors, path, root, into);
-  for (const member of model.members) {
-    const items = (record as Record<string, unknown>)[member.name];
-    if (member.kind !== 'list' || !Array.isArray(items) || `${path}.${member.name}` in into)
-      continue;
-    const itemModel = wireModelOf(member.item());
-    items.forEach((item: unknown, index) => {
-      if (item !== null)
-        validateRecord(item as object, itemModel, `${path}.${member.name}[${index}]`, root, into);
+): Steps<void> {
+  const args: ValidationArguments = {
+    targetName: compiledModel.targetName,
+    property: '',
+    object: record,
+    value: undefined,
+    constraints: [],
+  };
+  for (const { property, conditions, rules } of compiledModel.properties) {
+    const value = record[property];
+    let applies = true;
+    for (const condition of conditions)
+      applies &&= (condition.constraints[0] as ValidateIfTest)(record, value);
+    if (!applies) continue;
+    args.property = property;
+    args.value = value;
+    for (const rule of rules) {
+      args.constraints = rule.metadata.constraints;
+      if (rule.constraint.validate(value, args) !== false) continue;
+      report(value, property, messageOf(rule, args), pathOf(place), root, into);
+      break;
+    }
+  }
+  for (const name of compiledModel.decimals) {
+    const value = record[name];
+    if (value instanceof ExactDecimal) record[name] = value.toNumber();
+  }
+  for (const list of compiledModel.lists) {
+    const items = record[list.name];
+    if (!Array.isArray(items)) continue;
+    const path = `${pathOf(place)}.${list.name}`;
+    if (path in into) continue;
+    const itemModel = compiledOf(list.item());
+    yield* eachSteps(items as (BoundRecord | null)[], (item, index) => {
+      if (item !== null) runSteps(validateRecord(item, itemModel, { path, index }, root, into));
     });
   }
 }
 
-/** Exact decimals served validation; past it a DTO holds numbers, as every column and writer expects. */
-function settleDecimals(model: WireModel, record: Record<string, unknown>): void {
-  for (const member of model.members) {
-    const value = record[member.name];
-    if (value instanceof ExactDecimal) record[member.name] = value.toNumber();
-    else if (member.kind === 'list' && Array.isArray(value)) {
-      const itemModel = wireModelOf(member.item());
-      for (const item of value as unknown[])
-        if (item !== null) settleDecimals(itemModel, item as Record<string, unknown>);
-    }
+function report(
+  value: unknown,
+  property: string,
+  message: string,
+  path: string,
+  root: string,
+  into: ModelState,
+): void {
+  const unreadable = value instanceof UnreadableValue ? value : undefined;
+  // A value the reader could not convert is keyed by its name as sent, as Json.NET's path was.
+  into[`${path}.${unreadable?.sentName ?? property}`] = [message];
+  // Where Json.NET's reader itself failed, the legacy also reported each list holding the record
+  // (`transaction.requirements`) and the record as a whole.
+  if (unreadable?.failsRecord) {
+    const lists = [...path.matchAll(/\[\d+\]/g)].map((index) => path.slice(0, index.index));
+    for (const enclosing of [root, ...lists])
+      into[enclosing] = [...(into[enclosing] ?? []), message];
   }
 }
 
 /**
- * Turns a bound record into a DTO: class-transformer builds the instances, class-validator checks
- * every member at once. Violations are thrown as legacy ModelState keyed `parameterName.member`.
+ * Turns a bound record into its DTO: the class-validator rules its decorators declare are checked on
+ * the record itself, every member at once, and violations are thrown as legacy ModelState keyed
+ * `parameterName.member`. The record, its decimals settled, is the DTO: a plain object with the
+ * DTO's members, as every service reads it. In steps that pause between the items of its lists.
  */
-export function toValidatedDto<T extends object>(
+export function* validatedDtoSteps<T extends object>(
   type: WireClass<T>,
   bound: BoundRecord,
   parameterName: string,
-): T {
-  const instance = plainToInstance(type, bound);
-  const model = wireModelOf(type);
+): Steps<T> {
   const modelState: ModelState = {};
-  validateRecord(instance, model, parameterName, parameterName, modelState);
+  yield* validateRecord(
+    bound,
+    compiledOf(type),
+    { path: parameterName },
+    parameterName,
+    modelState,
+  );
   if (Object.keys(modelState).length > 0) throw new RequestValidationError(modelState);
-  settleDecimals(model, instance as Record<string, unknown>);
-  return instance;
+  return bound as T;
 }
+
+/** The same, at once. */
+export const toValidatedDto = <T extends object>(
+  type: WireClass<T>,
+  bound: BoundRecord,
+  parameterName: string,
+): T => runSteps(validatedDtoSteps(type, bound, parameterName));
