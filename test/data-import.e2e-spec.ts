@@ -9,7 +9,8 @@ import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
 
 type Json = Record<string, unknown>;
 
-const USAGE = /usage: npm run data:import -- \[--requirements FILE\] \[--transactions FILE\]/;
+const USAGE =
+  /usage: npm run data:import -- \[--requirements FILE \[--acquisitions FILE\]\] \[--transactions FILE \[--checklist FILE\]\] \[--quiet\]/;
 
 /** `  requirement types: 3 created, 0 updated` as the summary writes it. */
 const summaryLine = (what: string, created: number, updated: number) =>

@@ -7,8 +7,8 @@ import { RequirementTypeEntity } from '../requirement/entities/requirement-type.
 import { TransactionDto } from '../transaction/dto/transaction.dto';
 import { TransactionEntity } from '../transaction/entities/transaction.entity';
 import { WireFormats } from '../wire';
-import { readRecordsFile } from './import-records';
 import { ImportService } from './import.service';
+import { recordFile } from './record-files';
 
 export const DEMO_DIRECTORY = join(__dirname, 'demo');
 
@@ -40,7 +40,7 @@ export class DemoDataLoader implements OnApplicationBootstrap {
     const summary = await this.importer.run({
       requirements: {
         source: 'demo requirements',
-        records: await readRecordsFile(
+        records: await recordFile(
           requirementsFile,
           this.formats,
           RequirementDto,
@@ -49,12 +49,7 @@ export class DemoDataLoader implements OnApplicationBootstrap {
       },
       transactions: {
         source: 'demo transactions',
-        records: await readRecordsFile(
-          transactionsFile,
-          this.formats,
-          TransactionDto,
-          'transaction_id',
-        ),
+        records: await recordFile(transactionsFile, this.formats, TransactionDto, 'transaction_id'),
       },
     });
     this.logger.log(

@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
 import {
   ExactDecimal,
   type BoundRecord,
@@ -15,7 +13,6 @@ import {
   type WireClass,
   type WireModel,
   wireModelOf,
-  type WireFormats,
   toValidatedDto,
 } from '../wire';
 
@@ -76,9 +73,26 @@ function toStorableDto<T extends object>(type: WireClass<T>, record: BoundRecord
   throw new RequestValidationError({ ...unstorable, ...wireViolations });
 }
 
+/** A bound record as a DTO, or an ImportError naming the record and every violation of it. */
+export function validRecord<T extends object>(
+  type: WireClass<T>,
+  record: BoundRecord,
+  label: () => string,
+): T {
+  try {
+    return toStorableDto(type, record);
+  } catch (error) {
+    if (!(error instanceof RequestValidationError)) throw error;
+    const violations = Object.entries(error.modelState).map(
+      ([key, messages]) => `  ${key}: ${messages.join(' ')}`,
+    );
+    throw new ImportError(`${label()} is invalid:\n${violations.join('\n')}`);
+  }
+}
+
 /**
- * Validates every record of a collection document by the same rules as a request body, and reports
- * the first invalid record with all of its violations.
+ * Validates every record of a collection document held in memory by the same rules as a request
+ * body, and reports the first invalid record with all of its violations.
  */
 export function validateRecords<T extends object>(
   reader: WireReader,
@@ -96,46 +110,7 @@ export function validateRecords<T extends object>(
     if (error instanceof MalformedBodyError) throw new ImportError(`${source}: ${error.message}`);
     throw error;
   }
-  return bound.map((record, index) => {
-    try {
-      return toStorableDto(type, record);
-    } catch (error) {
-      if (!(error instanceof RequestValidationError)) throw error;
-      const violations = Object.entries(error.modelState).map(
-        ([key, messages]) => `  ${key}: ${messages.join(' ')}`,
-      );
-      throw new ImportError(
-        `${recordLabel(source, index, idName, record[idName])} is invalid:\n${violations.join('\n')}`,
-      );
-    }
-  });
-}
-
-const MEDIA_TYPE_OF_EXTENSION: Record<string, string> = {
-  '.json': 'application/json',
-  '.xml': 'application/xml',
-};
-
-/** Reads a file in one of the service's own formats, chosen by its extension. */
-export async function readRecordsFile<T extends object>(
-  path: string,
-  formats: WireFormats,
-  type: WireClass<T>,
-  idName: keyof T & string,
-): Promise<T[]> {
-  const mediaType = MEDIA_TYPE_OF_EXTENSION[extname(path).toLowerCase()];
-  const reader = mediaType === undefined ? undefined : formats.readerFor(mediaType);
-  if (!reader)
-    throw new ImportError(
-      `${path}: the file must be JSON (.json) or XML (.xml) in the service's own shape.`,
-    );
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new ImportError(
-      `${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
-    );
-  }
-  return validateRecords(reader, text, type, path, idName);
+  return bound.map((record, index) =>
+    validRecord(type, record, () => recordLabel(source, index, idName, record[idName])),
+  );
 }

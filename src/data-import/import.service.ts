@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { type EntityManager, In } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager, In } from 'typeorm';
 import { UnitOfWork } from '../database/unit-of-work';
 import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
 import { RequirementDto } from '../requirement/dto/requirement.dto';
@@ -9,16 +10,25 @@ import {
 } from '../requirement/entities/catalogue-version.entity';
 import { RequirementAcquisitionEntity } from '../requirement/entities/requirement-acquisition.entity';
 import { RequirementTypeEntity } from '../requirement/entities/requirement-type.entity';
+import { AGENT_CHAIN_FIELDS, type AgentChange } from '../transaction/agent-chain';
 import { TransactionDto } from '../transaction/dto/transaction.dto';
+import { AgentAssignmentEntity } from '../transaction/entities/agent-assignment.entity';
 import { TransactionRequirementEntity } from '../transaction/entities/transaction-requirement.entity';
 import { TransactionEntity } from '../transaction/entities/transaction.entity';
 import { pickWireScalars } from '../wire';
 import { ImportError, recordLabel } from './import-records';
+import { MultiRowStatements } from './import-statements';
 
-/** Validated records to load, each list labelled by where it came from (a file name) for messages. */
+/** Validated records to load, read in order, labelled by where they came from (a file) for messages. */
+export interface RecordSource<T> {
+  readonly source: string;
+  /** Iterated once for each attempt of the import: a file source opens its file anew. */
+  readonly records: Iterable<T> | AsyncIterable<T>;
+}
+
 export interface ImportBatch {
-  readonly requirements?: { readonly source: string; readonly records: readonly RequirementDto[] };
-  readonly transactions?: { readonly source: string; readonly records: readonly TransactionDto[] };
+  readonly requirements?: RecordSource<RequirementDto>;
+  readonly transactions?: RecordSource<TransactionDto>;
 }
 
 export interface ImportCount {
@@ -32,33 +42,68 @@ export interface ImportSummary {
   readonly transactions: ImportCount;
 }
 
-export type ImportProgress = (message: string) => void;
+/** Called as records are read: the source and how many of its records were read and checked (0 as it starts). */
+export type ImportProgress = (source: string, records: number) => void;
 
-// Rows per statement: far below both databases' limits on bound parameters.
-const CHUNK = 200;
+/** Records read, checked and handed to the database together; the writes take them in this unit. */
+const BATCH = 1000;
+/** Batches read ahead of the one being written: reading overlaps writing, memory stays bounded. */
+const BATCHES_AHEAD = 2;
 
-function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let start = 0; start < items.length; start += CHUNK)
-    out.push(items.slice(start, start + CHUNK));
-  return out;
+/** Writes one after the other, while the reader goes on up to BATCHES_AHEAD batches ahead. */
+class WritePipeline {
+  private tail: Promise<void> = Promise.resolve();
+  private readonly queued: Promise<void>[] = [];
+
+  async add(write: () => Promise<void>): Promise<void> {
+    this.tail = this.tail.then(write);
+    const written = this.tail;
+    // Awaited below or by `settle`; never left unhandled meanwhile.
+    written.catch(() => undefined);
+    this.queued.push(written);
+    if (this.queued.length > BATCHES_AHEAD) await this.queued.shift();
+  }
+
+  /** Waits for every write; the first failure, if any, is thrown. */
+  async settle(): Promise<void> {
+    this.queued.length = 0;
+    await this.tail;
+  }
+
+  /** Runs the reading and then the remaining writes; if the reading fails, no write is left running. */
+  static async run(read: (pipeline: WritePipeline) => Promise<void>): Promise<void> {
+    const pipeline = new WritePipeline();
+    try {
+      await read(pipeline);
+    } catch (error) {
+      await pipeline.tail.catch(() => undefined);
+      throw error;
+    }
+    await pipeline.settle();
+  }
 }
 
-/** Stops at the first record whose id repeats an earlier one: an import names each record once. */
-function assertUnique<T>(
-  items: readonly T[],
-  idOf: (item: T, index: number) => number,
-  describe: (index: number) => string,
-): void {
-  const seen = new Map<number, number>();
-  items.forEach((item, index) => {
-    const id = idOf(item, index);
-    const first = seen.get(id);
+/**
+ * Refuses a record whose id repeats an earlier one's: an import names each record once. It keeps the
+ * position of each id, not its label, so a million records cost a few tens of megabytes.
+ */
+class UniqueIds {
+  private readonly seen = new Map<number, number>();
+
+  constructor(private readonly describe: (position: number, id: number) => string) {}
+
+  check(id: number, position: number): void {
+    const first = this.seen.get(id);
     if (first !== undefined)
-      throw new ImportError(`${describe(index)} repeats the id of ${describe(first)}.`);
-    seen.set(id, index);
-  });
+      throw new ImportError(
+        `${this.describe(position, id)} repeats the id of ${this.describe(first, id)}.`,
+      );
+    this.seen.set(id, position);
+  }
 }
+
+/** Rows a catalogue statement carries: far below both databases' limits on bound parameters. */
+const CATALOGUE_CHUNK = 200;
 
 function required(value: number | null | undefined, where: string, field: string): number {
   if (value === null || value === undefined)
@@ -68,14 +113,43 @@ function required(value: number | null | undefined, where: string, field: string
   return value;
 }
 
+type TransactionRow = Omit<TransactionEntity, 'row_version' | 'checklist'>;
+type ChecklistRow = Omit<TransactionRequirementEntity, 'transaction' | 'requirement'>;
+
+/** A transaction ready to write, with its checklist when the record carries one. */
+interface TransactionWrite {
+  readonly row: TransactionRow;
+  readonly checklist?: readonly ChecklistRow[];
+}
+
 /**
  * Loads the catalogue and transactions in one database transaction: all or nothing, upserting by id,
- * so running the same import twice leaves the same data. A transaction's checklist is replaced by the
- * record's `requirements` when the record carries a list; items refer to catalogue records by id.
+ * so running the same import twice leaves the same data. Records are read, checked and written in
+ * batches, the reading running ahead of the writing, so memory holds a few batches whatever the
+ * source's size. A transaction's checklist is replaced by the record's `requirements` when the record
+ * carries a list; items refer to catalogue records by id. A stored transaction whose agent chain
+ * changes gets an agent-history record, as UpdateAgents writes one.
  */
 @Injectable()
 export class ImportService {
-  constructor(private readonly unitOfWork: UnitOfWork) {}
+  private readonly transactionRows: MultiRowStatements<TransactionRow>;
+  private readonly checklistRows: MultiRowStatements<ChecklistRow>;
+
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    @InjectDataSource() dataSource: DataSource,
+  ) {
+    this.transactionRows = new MultiRowStatements(
+      dataSource,
+      TransactionEntity,
+      ['transaction_id'],
+      'row_version',
+    );
+    this.checklistRows = new MultiRowStatements(dataSource, TransactionRequirementEntity, [
+      'transaction_id',
+      'requirement_id',
+    ]);
+  }
 
   run(batch: ImportBatch, progress: ImportProgress = () => undefined): Promise<ImportSummary> {
     return this.unitOfWork.bulkWrite(async (manager) => {
@@ -94,157 +168,185 @@ export class ImportService {
 
   private async importRequirements(
     manager: EntityManager,
-    { source, records }: NonNullable<ImportBatch['requirements']>,
+    { source, records }: RecordSource<RequirementDto>,
     summary: ImportSummary,
     progress: ImportProgress,
   ): Promise<void> {
-    const label = (index: number) =>
-      recordLabel(source, index, 'requirement_type_id', records[index].requirement_type_id);
-    const typeIds = records.map((record, index) =>
-      required(record.requirement_type_id, label(index), 'requirement.requirement_type_id'),
+    const typeIds = new UniqueIds((position, id) =>
+      recordLabel(source, position, 'requirement_type_id', id),
     );
-    assertUnique(records, (_, index) => typeIds[index], label);
-    const acquisitions: RequirementAcquisitionEntity[] = [];
+    let types: RequirementTypeEntity[] = [];
+    let acquisitions: RequirementAcquisitionEntity[] = [];
     const acquisitionLabels: string[] = [];
-    records.forEach((record, index) => {
+    const acquisitionIds = new UniqueIds((position) => acquisitionLabels[position]);
+    let index = 0;
+    progress(source, 0);
+    const flush = async () => {
+      await this.upsert(
+        manager,
+        RequirementTypeEntity,
+        'requirement_type_id',
+        types,
+        summary.requirementTypes,
+      );
+      await this.upsert(
+        manager,
+        RequirementAcquisitionEntity,
+        'requirement_id',
+        acquisitions,
+        summary.acquisitions,
+      );
+      types = [];
+      acquisitions = [];
+      progress(source, index);
+    };
+    for await (const record of records) {
+      const label = recordLabel(source, index, 'requirement_type_id', record.requirement_type_id);
+      const typeId = required(record.requirement_type_id, label, 'requirement.requirement_type_id');
+      typeIds.check(typeId, index);
       (record.Acquisition ?? []).forEach((item: RequirementAcquisitionDto, position) => {
-        const where = `${label(index)}, Acquisition[${position}]`;
+        const where = `${label}, Acquisition[${position}]`;
         const key = `requirement.Acquisition[${position}]`;
         const id = required(item.requirement_id, where, `${key}.requirement_id`);
-        if (item.requirement_type_id != null && item.requirement_type_id !== typeIds[index]) {
+        if (item.requirement_type_id != null && item.requirement_type_id !== typeId) {
           throw new ImportError(
-            `${where}: ${key}.requirement_type_id: ${item.requirement_type_id} differs from the type's ${typeIds[index]}.`,
+            `${where}: ${key}.requirement_type_id: ${item.requirement_type_id} differs from the type's ${typeId}.`,
           );
         }
+        acquisitionLabels.push(where);
+        acquisitionIds.check(id, acquisitionLabels.length - 1);
         acquisitions.push({
           ...pickWireScalars(RequirementAcquisitionDto, item),
           requirement_id: id,
-          requirement_type_id: typeIds[index],
+          requirement_type_id: typeId,
         });
-        acquisitionLabels.push(where);
       });
-    });
-    assertUnique(
-      acquisitions,
-      (item) => item.requirement_id,
-      (index) => acquisitionLabels[index],
-    );
-
-    const types = records.map((record, index) => ({
-      ...pickWireScalars(RequirementDto, record),
-      requirement_type_id: typeIds[index],
-    }));
-    await this.upsert(
-      manager,
-      RequirementTypeEntity,
-      'requirement_type_id',
-      types,
-      summary.requirementTypes,
-    );
-    progress(`${source}: ${types.length} requirement types`);
-    await this.upsert(
-      manager,
-      RequirementAcquisitionEntity,
-      'requirement_id',
-      acquisitions,
-      summary.acquisitions,
-    );
+      types.push({ ...pickWireScalars(RequirementDto, record), requirement_type_id: typeId });
+      index++;
+      if (types.length >= BATCH) await flush();
+    }
+    await flush();
     // Every instance's serialized catalogue goes stale with this commit.
     await manager.increment(CatalogueVersionEntity, { id: CATALOGUE_VERSION_ROW }, 'version', 1);
-    progress(`${source}: ${acquisitions.length} acquisition records`);
   }
 
   private async importTransactions(
     manager: EntityManager,
-    { source, records }: NonNullable<ImportBatch['transactions']>,
+    { source, records }: RecordSource<TransactionDto>,
     summary: ImportSummary,
     progress: ImportProgress,
   ): Promise<void> {
-    const label = (index: number) =>
-      recordLabel(source, index, 'transaction_id', records[index].transaction_id);
-    const ids = records.map((record, index) =>
-      required(record.transaction_id, label(index), 'transaction.transaction_id'),
+    // The catalogue's ids, the ones imported just before in this transaction included: a few
+    // thousand numbers, against which every checklist item is checked as it is read.
+    const catalogued = new Set(
+      (await manager.find(RequirementAcquisitionEntity, { select: ['requirement_id'] })).map(
+        (row) => row.requirement_id,
+      ),
     );
-    assertUnique(records, (_, index) => ids[index], label);
-    const checklists = records.map((record, index) => {
-      if (!record.requirements) return undefined;
-      const items = record.requirements.map((item, position) => ({
-        transaction_id: ids[index],
-        requirement_id: required(
-          item.requirement_id,
-          label(index),
-          `transaction.requirements[${position}].requirement_id`,
-        ),
-        submitted: item.submitted ?? null,
-        stamp: item.stamp ?? null,
-      }));
-      assertUnique(
-        items,
-        (item) => item.requirement_id,
-        (position) => `${label(index)}, requirements[${position}]`,
-      );
-      return items;
-    });
-    await this.assertCatalogued(manager, checklists, label);
-
-    for (let start = 0; start < records.length; start += CHUNK) {
-      const positions = records.slice(start, start + CHUNK).map((_, offset) => start + offset);
-      const rows = positions.map((index) => ({
-        ...pickWireScalars(TransactionDto, records[index]),
-        transaction_id: ids[index],
-      }));
-      const existing = await manager.find(TransactionEntity, {
-        select: ['transaction_id', 'row_version'],
-        where: { transaction_id: In(rows.map((row) => row.transaction_id)) },
-      });
-      const stored = new Set(existing.map((row) => row.transaction_id));
-      const created = rows.filter((row) => !stored.has(row.transaction_id));
-      if (created.length > 0) await manager.insert(TransactionEntity, created);
-      // One UPDATE a row: it also advances the row version, so ETags held by clients go stale.
-      for (const row of rows.filter((candidate) => stored.has(candidate.transaction_id))) {
-        await manager.update(TransactionEntity, { transaction_id: row.transaction_id }, row);
-      }
-      summary.transactions.created += created.length;
-      summary.transactions.updated += rows.length - created.length;
-      const replaced = positions.filter((index) => checklists[index] !== undefined);
-      if (replaced.length > 0) {
-        await manager.delete(TransactionRequirementEntity, {
-          transaction_id: In(replaced.map((index) => ids[index])),
+    progress(source, 0);
+    const ids = new UniqueIds((position, id) =>
+      recordLabel(source, position, 'transaction_id', id),
+    );
+    await WritePipeline.run(async (pipeline) => {
+      let batch: TransactionWrite[] = [];
+      let index = 0;
+      for await (const record of records) {
+        const label = recordLabel(source, index, 'transaction_id', record.transaction_id);
+        const id = required(record.transaction_id, label, 'transaction.transaction_id');
+        ids.check(id, index);
+        batch.push({
+          row: { ...pickWireScalars(TransactionDto, record), transaction_id: id },
+          checklist: record.requirements
+            ? this.checklistOf(id, record.requirements, label, catalogued)
+            : undefined,
         });
-        for (const part of chunks(replaced.flatMap((index) => checklists[index] ?? []))) {
-          await manager.insert(TransactionRequirementEntity, part);
+        index++;
+        if (batch.length >= BATCH) {
+          const full = batch;
+          batch = [];
+          progress(source, index);
+          await pipeline.add(() => this.writeTransactions(manager, full, summary));
         }
       }
-      progress(`${source}: ${start + rows.length}/${records.length} transactions`);
-    }
+      if (batch.length > 0) {
+        const last = batch;
+        await pipeline.add(() => this.writeTransactions(manager, last, summary));
+      }
+      progress(source, index);
+    });
   }
 
-  /** Every checklist item must name a catalogue record, already stored or imported just before. */
-  private async assertCatalogued(
+  private checklistOf(
+    transactionId: number,
+    items: readonly RequirementAcquisitionDto[],
+    label: string,
+    catalogued: ReadonlySet<number>,
+  ): ChecklistRow[] {
+    const seen = new UniqueIds((position) => `${label}, requirements[${position}]`);
+    return items.map((item, position) => {
+      const key = `transaction.requirements[${position}].requirement_id`;
+      const requirementId = required(item.requirement_id, label, key);
+      seen.check(requirementId, position);
+      if (!catalogued.has(requirementId))
+        throw new ImportError(
+          `${label}: ${key}: no catalogue record has requirement_id ${requirementId}.`,
+        );
+      return {
+        transaction_id: transactionId,
+        requirement_id: requirementId,
+        submitted: item.submitted ?? null,
+        stamp: item.stamp ?? null,
+      };
+    });
+  }
+
+  /**
+   * One batch: the stored agent chains of its transactions are read first, so a changed chain gets
+   * its history record; then every row is upserted (a stored row's version advances, so ETags held
+   * by clients go stale) and the checklists the records carry replace the stored ones.
+   */
+  private async writeTransactions(
     manager: EntityManager,
-    checklists: readonly ({ requirement_id: number }[] | undefined)[],
-    label: (index: number) => string,
+    batch: readonly TransactionWrite[],
+    summary: ImportSummary,
   ): Promise<void> {
-    const wanted = [
-      ...new Set(checklists.flatMap((items) => (items ?? []).map((item) => item.requirement_id))),
-    ];
-    const known = new Set<number>();
-    for (const part of chunks(wanted)) {
-      const rows = await manager.find(RequirementAcquisitionEntity, {
-        select: ['requirement_id'],
-        where: { requirement_id: In(part) },
-      });
-      rows.forEach((row) => known.add(row.requirement_id));
-    }
-    checklists.forEach((items, index) =>
-      (items ?? []).forEach((item, position) => {
-        if (!known.has(item.requirement_id)) {
-          throw new ImportError(
-            `${label(index)}: transaction.requirements[${position}].requirement_id: no catalogue record has requirement_id ${item.requirement_id}.`,
-          );
-        }
-      }),
+    const stored = new Map(
+      (
+        await manager.find(TransactionEntity, {
+          select: ['transaction_id', ...AGENT_CHAIN_FIELDS],
+          where: { transaction_id: In(batch.map(({ row }) => row.transaction_id)) },
+        })
+      ).map((row) => [row.transaction_id, row]),
     );
+    const stamp = new Date();
+    const history: Omit<AgentAssignmentEntity, 'assignment_id'>[] = [];
+    for (const { row } of batch) {
+      const before = stored.get(row.transaction_id);
+      if (!before) continue;
+      const changes: AgentChange[] = AGENT_CHAIN_FIELDS.filter(
+        (field) => before[field] !== row[field],
+      ).map((field) => ({ field, before: before[field], after: row[field] }));
+      if (changes.length > 0)
+        history.push({ transaction_id: row.transaction_id, stamp, changed_by: null, changes });
+    }
+    await this.transactionRows.upsert(
+      manager,
+      batch.map(({ row }) => row),
+    );
+    if (history.length > 0) await manager.insert(AgentAssignmentEntity, history);
+    const replaced = batch.filter(
+      ({ row, checklist }) => checklist && stored.has(row.transaction_id),
+    );
+    if (replaced.length > 0)
+      await manager.delete(TransactionRequirementEntity, {
+        transaction_id: In(replaced.map(({ row }) => row.transaction_id)),
+      });
+    await this.checklistRows.insert(
+      manager,
+      batch.flatMap(({ checklist }) => checklist ?? []),
+    );
+    summary.transactions.created += batch.length - stored.size;
+    summary.transactions.updated += stored.size;
   }
 
   private async upsert<T extends object>(
@@ -254,7 +356,8 @@ export class ImportService {
     rows: readonly T[],
     count: ImportCount,
   ): Promise<void> {
-    for (const part of chunks(rows)) {
+    for (let start = 0; start < rows.length; start += CATALOGUE_CHUNK) {
+      const part = rows.slice(start, start + CATALOGUE_CHUNK);
       const existing = await manager.count(entity, {
         where: { [key]: In(part.map((row) => row[key])) } as never,
       });

@@ -1,92 +1,105 @@
-import { type DynamicModule, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
-import { ConfigurationError, type AppConfig, loadAppConfig } from '../config/app-config';
-import { AppConfigModule } from '../config/app-config.module';
-import { DatabaseModule } from '../database/database.module';
+import { ConfigurationError } from '../config/app-config';
 import { RequirementDto } from '../requirement/dto/requirement.dto';
 import { TransactionDto } from '../transaction/dto/transaction.dto';
-import { setServiceTimeZone, WireFormats, WireModule } from '../wire';
-import { DataImportModule } from './data-import.module';
-import { ImportError, readRecordsFile } from './import-records';
+import { WireFormats } from '../wire';
+import { createCommandContext } from './command-context';
+import { ImportError } from './import-records';
 import { type ImportBatch, ImportService, type ImportSummary } from './import.service';
+import { ProgressReport, rateLine } from './progress';
+import { type RecordFile, recordFile } from './record-files';
 
-const USAGE = 'usage: npm run data:import -- [--requirements FILE] [--transactions FILE]';
+const USAGE =
+  'usage: npm run data:import -- [--requirements FILE [--acquisitions FILE]] ' +
+  '[--transactions FILE [--checklist FILE]] [--quiet]';
 
-@Module({})
-class ImportCommandModule {
-  static forRoot(config: AppConfig): DynamicModule {
-    return {
-      module: ImportCommandModule,
-      imports: [
-        AppConfigModule.forRoot(config),
-        DatabaseModule.forRoot(config.database),
-        WireModule,
-        DataImportModule,
-      ],
-    };
-  }
-}
-
-function describe(summary: ImportSummary): string {
+function describe(summary: ImportSummary, milliseconds: number): string {
   const line = (what: string, count: { created: number; updated: number }) =>
     `  ${what}: ${count.created} created, ${count.updated} updated`;
+  const { created, updated } = summary.transactions;
   return [
     'Import complete:',
     line('requirement types', summary.requirementTypes),
     line('acquisition records', summary.acquisitions),
     line('transactions', summary.transactions),
+    `  ${rateLine(created + updated, 'transactions', milliseconds)}`,
   ].join('\n');
 }
 
-/** Validates the files completely, then loads them in one database transaction. */
+/**
+ * Reads the files as streams, checking each record as it comes, and writes them in batches in one
+ * database transaction: nothing is stored unless every record is valid.
+ */
 async function run(argv: string[]): Promise<number> {
-  let files: { requirements?: string; transactions?: string };
+  let options: {
+    requirements?: string;
+    acquisitions?: string;
+    transactions?: string;
+    checklist?: string;
+    quiet?: boolean;
+  };
   try {
-    files = parseArgs({
+    options = parseArgs({
       args: argv,
-      options: { requirements: { type: 'string' }, transactions: { type: 'string' } },
+      options: {
+        requirements: { type: 'string' },
+        acquisitions: { type: 'string' },
+        transactions: { type: 'string' },
+        checklist: { type: 'string' },
+        quiet: { type: 'boolean' },
+      },
       strict: true,
     }).values;
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     return 2;
   }
-  if (!files.requirements && !files.transactions) {
+  if (
+    (!options.requirements && !options.transactions) ||
+    (options.acquisitions && !options.requirements) ||
+    (options.checklist && !options.transactions)
+  ) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const config = loadAppConfig(process.env, { serving: false });
-  setServiceTimeZone(config.timeZone);
-  const context = await NestFactory.createApplicationContext(ImportCommandModule.forRoot(config), {
-    logger: ['error', 'warn'],
-  });
+  const started = Date.now();
+  const context = await createCommandContext();
   try {
     const formats = context.get(WireFormats);
-    const progress = (message: string) => process.stderr.write(`${message}\n`);
-    const batch: ImportBatch = {};
-    if (files.requirements) {
-      progress(`Reading ${files.requirements}`);
-      const records = await readRecordsFile(
-        files.requirements,
+    const report = new ProgressReport(process.stderr, options.quiet ?? false);
+    const files: RecordFile<object>[] = [];
+    const batch: {
+      -readonly [K in keyof ImportBatch]: ImportBatch[K];
+    } = {};
+    if (options.requirements) {
+      const file = await recordFile(
+        options.requirements,
         formats,
         RequirementDto,
         'requirement_type_id',
+        options.acquisitions === undefined ? undefined : { path: options.acquisitions },
       );
-      Object.assign(batch, { requirements: { source: files.requirements, records } });
+      files.push(file);
+      batch.requirements = { source: file.source, records: file };
     }
-    if (files.transactions) {
-      progress(`Reading ${files.transactions}`);
-      const records = await readRecordsFile(
-        files.transactions,
+    if (options.transactions) {
+      const file = await recordFile(
+        options.transactions,
         formats,
         TransactionDto,
         'transaction_id',
+        options.checklist === undefined ? undefined : { path: options.checklist },
       );
-      Object.assign(batch, { transactions: { source: files.transactions, records } });
+      files.push(file);
+      batch.transactions = { source: file.source, records: file };
     }
-    const summary = await context.get(ImportService).run(batch, progress);
-    process.stdout.write(`${describe(summary)}\n`);
+    const summary = await context.get(ImportService).run(batch, (source, records) => {
+      const file = files.find((candidate) => candidate.source === source)!;
+      if (records === 0) report.begin(source, file.totalBytes);
+      report.update(source, { records, done: file.bytesRead, total: file.totalBytes });
+    });
+    report.end();
+    process.stdout.write(`${describe(summary, Date.now() - started)}\n`);
     return 0;
   } finally {
     await context.close();
@@ -100,7 +113,7 @@ run(process.argv.slice(2)).then(
       error instanceof ImportError || error instanceof ConfigurationError
         ? error.message
         : `Import failed: ${String(error)}`;
-    process.stderr.write(`${message}\nNothing was imported.\n`);
+    process.stderr.write(`\n${message}\nNothing was imported.\n`);
     process.exit(1);
   },
 );

@@ -1,0 +1,262 @@
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { Readable } from 'node:stream';
+import { parse as parseCsv, type Parser as CsvParser } from 'csv-parse';
+import {
+  type BoundRecord,
+  JsonCodec,
+  MalformedBodyError,
+  type WireClass,
+  type WireFormats,
+  type WireModel,
+  wireModelOf,
+} from '../wire';
+import { ImportError, recordLabel, validRecord } from './import-records';
+import { jsonArrayItems, NotAJsonArrayError } from './json-array-items';
+
+/**
+ * An import file read as a stream of validated records: iterating it opens the file anew (an import
+ * that meets a deadlock runs again from the start), and it tells how far the reading has come.
+ */
+export interface RecordFile<T> extends AsyncIterable<T> {
+  readonly source: string;
+  readonly totalBytes: number;
+  readonly bytesRead: number;
+}
+
+/** The optional second file of a CSV import: the records of the list member, one row each. */
+export interface ListFile {
+  readonly path: string;
+}
+
+const JSON_CODEC = new JsonCodec();
+
+type Format = 'json' | 'xml' | 'csv';
+const FORMAT_OF_EXTENSION: Record<string, Format> = {
+  '.json': 'json',
+  '.xml': 'xml',
+  '.csv': 'csv',
+};
+
+export function formatOf(path: string): Format {
+  const format = FORMAT_OF_EXTENSION[extname(path).toLowerCase()];
+  if (!format)
+    throw new ImportError(
+      `${path}: the file must be JSON (.json), XML (.xml) or CSV (.csv) in the service's own shape.`,
+    );
+  return format;
+}
+
+const unreadable = (path: string, error: unknown) =>
+  new ImportError(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
+
+/** The file's bytes, counted into `progress` as they are read. */
+async function* bytesOf(path: string, progress: { bytesRead: number }): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 })) {
+      progress.bytesRead += (chunk as Buffer).length;
+      yield chunk as Buffer;
+    }
+  } catch (error) {
+    if (error instanceof ImportError) throw error;
+    throw unreadable(path, error);
+  }
+}
+
+async function* textOf(bytes: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  // A byte order mark is dropped; a character split between chunks is joined.
+  const decoder = new TextDecoder('utf-8');
+  for await (const chunk of bytes) yield decoder.decode(chunk, { stream: true });
+  yield decoder.decode();
+}
+
+// What the codec's reader treats as a numeral a double may not carry exactly (16 significant digits).
+const LONG_NUMERAL = /\d(?:\.?\d){15}/;
+
+/**
+ * One item of a JSON array, bound by the codec as a request body is. Standard JSON whose numerals a
+ * double carries exactly (nearly every record) is parsed by JSON.parse; anything else, such as
+ * Json.NET's lenient syntax or a long decimal, by the codec's own reader, which keeps numerals exact.
+ */
+function bindJsonItem(item: string, model: WireModel): BoundRecord[] {
+  let parsed: unknown;
+  try {
+    parsed = LONG_NUMERAL.test(item) ? undefined : JSON.parse(item);
+  } catch {
+    parsed = undefined;
+  }
+  return parsed === undefined
+    ? JSON_CODEC.decodeList(`[${item}]`, model)
+    : JSON_CODEC.bindList([parsed], model);
+}
+
+/** A JSON array, item by item, each read by the service's own JSON rules. */
+async function* jsonRecords(
+  path: string,
+  model: WireModel,
+  progress: { bytesRead: number },
+): AsyncGenerator<{ record: BoundRecord; index: number }> {
+  let index = 0;
+  try {
+    for await (const item of jsonArrayItems(textOf(bytesOf(path, progress)))) {
+      let bound: BoundRecord[];
+      try {
+        bound = bindJsonItem(item, model);
+      } catch (error) {
+        if (!(error instanceof MalformedBodyError)) throw error;
+        throw new ImportError(`${path}, record ${index + 1}: ${error.message}`);
+      }
+      yield { record: bound[0], index: index++ };
+    }
+  } catch (error) {
+    if (error instanceof NotAJsonArrayError)
+      throw new ImportError(
+        `${path}: the document must be a JSON array of ${model.name} (${error.message}).`,
+      );
+    throw error;
+  }
+}
+
+/** An `ArrayOf…` document, read whole by the service's own XML reader. */
+async function* xmlRecords(
+  path: string,
+  formats: WireFormats,
+  model: WireModel,
+  progress: { bytesRead: number },
+): AsyncGenerator<{ record: BoundRecord; index: number }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+  progress.bytesRead = Buffer.byteLength(text);
+  let bound: BoundRecord[];
+  try {
+    bound = formats.readerFor('application/xml')!.decodeList!(text, model);
+  } catch (error) {
+    if (error instanceof MalformedBodyError) throw new ImportError(`${path}: ${error.message}`);
+    throw error;
+  }
+  for (const [index, record] of bound.entries()) yield { record, index };
+}
+
+/**
+ * CSV rows by their header: RFC 4180 quoting, UTF-8 with or without a byte order mark. An empty field
+ * is null, as a database export writes NULL; a quoted empty field (`""`) is the empty string.
+ */
+function csvRows(path: string, progress: { bytesRead: number }): CsvParser {
+  const parser = parseCsv({
+    columns: true,
+    bom: true,
+    cast: (value, context) => (value === '' && !context.quoting ? null : value),
+  });
+  Readable.from(bytesOf(path, progress))
+    .on('error', (error) => parser.destroy(error))
+    .pipe(parser);
+  return parser;
+}
+
+const csvError = (path: string, error: unknown) =>
+  error instanceof ImportError ? error : new ImportError(`${path}: ${(error as Error).message}`);
+
+/**
+ * Rows of a CSV file, bound by the JSON reader's rules for strings (numbers, dates and booleans as
+ * §3 of the contract reads them in JSON). With a list file, each record's list member holds the list
+ * file's rows whose `idName` equals the record's; the list file lists them in the records' order.
+ */
+async function* csvRecords(
+  path: string,
+  model: WireModel,
+  idName: string,
+  list: ListFile | undefined,
+  progress: { bytesRead: number },
+): AsyncGenerator<{ record: BoundRecord; index: number }> {
+  const listMember = model.members.find((member) => member.kind === 'list');
+  const items = list && csvRows(list.path, { bytesRead: 0 })[Symbol.asyncIterator]();
+  let pending: { row: Record<string, unknown>; index: number } | undefined;
+  let itemIndex = 0;
+  const nextItem = async () => {
+    if (!items) return undefined;
+    try {
+      const next = await items.next();
+      return next.done
+        ? undefined
+        : { row: next.value as Record<string, unknown>, index: itemIndex++ };
+    } catch (error) {
+      throw csvError(list.path, error);
+    }
+  };
+  const idOf = (row: Record<string, unknown>) => {
+    const key = Object.keys(row).find((name) => name.toLowerCase() === idName.toLowerCase());
+    return key === undefined ? undefined : (row[key] as string | null);
+  };
+  pending = await nextItem();
+  let index = 0;
+  const rows = csvRows(path, progress);
+  try {
+    for await (const row of rows as AsyncIterable<Record<string, unknown>>) {
+      if (items && listMember) {
+        const id = idOf(row);
+        const listed: Record<string, unknown>[] = [];
+        while (pending && id != null && idOf(pending.row) === id) {
+          listed.push(pending.row);
+          pending = await nextItem();
+        }
+        row[listMember.name] = listed;
+      }
+      yield { record: JSON_CODEC.bindList([row], model)[0], index: index++ };
+    }
+  } catch (error) {
+    throw csvError(path, error);
+  }
+  if (pending) {
+    throw new ImportError(
+      `${list!.path}, record ${pending.index + 1} (${idName} ${String(idOf(pending.row))}): no record of ${path} at this place has that ${idName}; the file lists ${listMember?.name} in the order of ${path}.`,
+    );
+  }
+}
+
+/** Opens an import file by its extension, as a stream of records validated one by one. */
+export async function recordFile<T extends object>(
+  path: string,
+  formats: WireFormats,
+  type: WireClass<T>,
+  idName: keyof T & string,
+  list?: ListFile,
+): Promise<RecordFile<T>> {
+  const format = formatOf(path);
+  if (list && format !== 'csv')
+    throw new ImportError(`${list.path}: a separate list file goes with a CSV file only.`);
+  let totalBytes: number;
+  try {
+    totalBytes = (await stat(path)).size;
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+  const model = wireModelOf(type);
+  const progress = { bytesRead: 0 };
+  const bound = () => {
+    progress.bytesRead = 0;
+    switch (format) {
+      case 'json':
+        return jsonRecords(path, model, progress);
+      case 'xml':
+        return xmlRecords(path, formats, model, progress);
+      case 'csv':
+        return csvRecords(path, model, idName, list, progress);
+    }
+  };
+  return {
+    source: path,
+    totalBytes,
+    get bytesRead() {
+      return progress.bytesRead;
+    },
+    async *[Symbol.asyncIterator]() {
+      for await (const { record, index } of bound())
+        yield validRecord(type, record, () => recordLabel(path, index, idName, record[idName]));
+    },
+  };
+}

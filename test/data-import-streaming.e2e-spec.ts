@@ -1,0 +1,178 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CATALOGUE, transactionRecord } from './support/fixtures';
+import {
+  childEnvironment,
+  type CommandResult,
+  IMPORT_MAIN,
+  REPO_ROOT,
+  runNode,
+} from './support/processes';
+import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
+
+type Json = Record<string, unknown>;
+
+/** More records than several of the import's write batches (1,000 each) hold. */
+const MANY = 3500;
+
+/** Transactions `first`..`first + count - 1`, with agents named after `agents`, as one JSON array. */
+function transactionsText(first: number, count: number, agents = 'Ramon Dela Cruz'): string {
+  const records: string[] = [];
+  for (let id = first; id < first + count; id++)
+    records.push(JSON.stringify(transactionRecord(id, { brokername: agents })));
+  return `[${records.join(',\n')}]`;
+}
+
+describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext) => {
+  let directory: string;
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'property-sales-streaming-'));
+  });
+
+  afterAll(async () => {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  const fixture = async (name: string, content: string): Promise<string> => {
+    const path = join(directory, name);
+    await writeFile(path, content);
+    return path;
+  };
+
+  const environment = () => ({ DATABASE_URL: context.database.url, MIGRATIONS_RUN: 'true' });
+
+  const runImport = (...args: string[]): Promise<CommandResult> =>
+    runNode(IMPORT_MAIN, args, { env: environment(), timeoutMs: 120000 });
+
+  const transaction = (id: number) => context.http.get(`/api/Transaction/GetTransaction/${id}`);
+  const history = async (id: number) =>
+    (await context.http.get(`/api/Transaction/GetAgentHistory/${id}`).expect(200)).body as Json[];
+
+  it(`loads ${MANY} transactions read as a stream, in several batches`, async () => {
+    await context.running.seed({ requirements: CATALOGUE });
+    const path = await fixture('many.json', transactionsText(1, MANY));
+    const result = await runImport('--transactions', path);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 0,
+      stderr: expect.stringContaining(path),
+    });
+    expect(result.stdout).toContain(`transactions: ${MANY} created, 0 updated`);
+    expect(result.stdout).toMatch(/3,500 transactions in \S+ \([\d,]+ transactions\/s\)/);
+    expect((await transaction(MANY).expect(200)).body).toMatchObject({
+      transaction_id: MANY,
+      brokername: 'Ramon Dela Cruz',
+      requirements: [{ requirement_id: 11 }, { requirement_id: 12 }],
+    });
+  });
+
+  it('refuses a record far into the file, in a later batch, naming the file, record, id and field; nothing is written', async () => {
+    const records = JSON.parse(transactionsText(1, MANY, 'Changed Broker')) as Json[];
+    records[3199] = { ...records[3199], loanterm: 500 };
+    records.push(...(JSON.parse(transactionsText(MANY + 1, 10)) as Json[]));
+    const path = await fixture('late-invalid.json', JSON.stringify(records));
+    const before = (await transaction(1)).text;
+
+    const result = await runImport('--transactions', path);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${path}, record 3200 (transaction_id 3200) is invalid:`);
+    expect(result.stderr).toContain(
+      'transaction.loanterm: The field loanterm must be between 1 and 100.',
+    );
+    expect(result.stderr).toContain('Nothing was imported.');
+    expect(result.stdout).not.toContain('Import complete');
+    expect((await transaction(1)).text).toBe(before);
+    await transaction(MANY + 1).expect(404);
+    expect(await history(1)).toEqual([]);
+  });
+
+  it('refuses an id repeated thousands of records later, naming both records', async () => {
+    const records = JSON.parse(transactionsText(MANY + 1, 2500)) as Json[];
+    records[2400] = { ...records[2400], transaction_id: MANY + 7 };
+    const path = await fixture('repeated.json', JSON.stringify(records));
+    const result = await runImport('--transactions', path);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `${path}, record 2401 (transaction_id ${MANY + 7}) repeats the id of ${path}, record 7 (transaction_id ${MANY + 7}).`,
+    );
+    await transaction(MANY + 1).expect(404);
+  });
+
+  it('appends an agent-history record for each stored transaction whose chain the import changes, as UpdateAgents does', async () => {
+    const path = await fixture(
+      'changed-agents.json',
+      JSON.stringify([
+        transactionRecord(1, { brokername: 'New Broker', managerid: 99 }),
+        // Unchanged chain: no history record.
+        transactionRecord(2, { brokername: 'Ramon Dela Cruz' }),
+      ]),
+    );
+    const result = await runImport('--transactions', path);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('transactions: 0 created, 2 updated');
+    expect((await transaction(1).expect(200)).body).toMatchObject({
+      brokername: 'New Broker',
+      managerid: 99,
+    });
+    const entries = await history(1);
+    expect(entries).toHaveLength(1);
+    expect(entries[0].changes).toEqual([
+      { field: 'managerid', before: '31', after: '99' },
+      { field: 'brokername', before: 'Ramon Dela Cruz', after: 'New Broker' },
+    ]);
+    expect(await history(2)).toEqual([]);
+
+    // The same import again changes nothing, and so appends nothing.
+    expect((await runImport('--transactions', path)).code).toBe(0);
+    expect(await history(1)).toHaveLength(1);
+  });
+
+  it('leaves the data as it was when the process is killed in the middle of an import', async () => {
+    const before = {
+      first: (await transaction(1)).text,
+      last: (await transaction(MANY)).text,
+      history: await history(1),
+    };
+    // The import reads its file from a named pipe the test writes, so it is killed while it is known
+    // to be inside its database transaction: it has read thousands of records, and it reads at most
+    // a few batches ahead of what it has written.
+    const pipe = join(directory, 'live.json');
+    execFileSync('mkfifo', [pipe]);
+    const child = spawn(process.execPath, [IMPORT_MAIN, '--transactions', pipe], {
+      cwd: REPO_ROOT,
+      env: childEnvironment(environment()),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = once(child, 'close');
+    const text = transactionsText(1, 20000, 'Killed Import');
+    const writer = createWriteStream(pipe);
+    // Everything but the array's end: the import then waits for the rest.
+    await new Promise<void>((resolve, reject) =>
+      writer.write(text.slice(0, text.lastIndexOf('{')), (error) =>
+        error ? reject(error) : resolve(),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    child.kill('SIGKILL');
+    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    writer.destroy();
+    expect({ code, signal, output }).toEqual({
+      code: null,
+      signal: 'SIGKILL',
+      output: expect.not.stringContaining('Import complete') as unknown,
+    });
+
+    await context.restart();
+    expect((await transaction(1)).text).toBe(before.first);
+    expect((await transaction(MANY)).text).toBe(before.last);
+    await transaction(MANY + 1).expect(404);
+    expect(await history(1)).toEqual(before.history);
+  });
+});
