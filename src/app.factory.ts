@@ -8,7 +8,7 @@ import { NestFactory } from '@nestjs/core';
 import { type NestExpressApplication } from '@nestjs/platform-express';
 import { type NextFunction, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
-import { Logger } from 'nestjs-pino';
+import { type Logger } from 'pino';
 import { version } from '../package.json';
 import { AppModule } from './app.module';
 import { type AuthenticatedRequest } from './auth/auth.guard';
@@ -16,7 +16,12 @@ import { Authenticator } from './auth/authenticator';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { type AppConfig } from './config/app-config';
 import { applyConnectionLimits } from './connection-limits';
-import { HTTP_LOGGER, REQUEST_ID_HEADER } from './logging/logging.module';
+import {
+  createRootLogger,
+  frameworkLogger,
+  HTTP_LOGGER,
+  REQUEST_ID_HEADER,
+} from './logging/logging.module';
 import { createOpenApiDocument, OPENAPI_PATHS, serveOpenApi } from './openapi/openapi-document';
 import { setServiceTimeZone, RouteMethods, WireExpressAdapter } from './wire';
 
@@ -66,25 +71,33 @@ function asLegacyRouting(routes: RouteMethods, apiPrefix: string): RequestHandle
   };
 }
 
-/** Builds the HTTP application for a configuration: what main.ts serves and the e2e tests drive. */
+export interface CreateAppOptions extends Pick<NestApplicationOptions, 'logger'> {
+  /** The root logger; one of the configuration's own when not given. */
+  readonly rootLogger?: Logger;
+  readonly modules?: ModuleMetadata['imports'];
+}
+
+/**
+ * Builds the HTTP application for a configuration: what main.ts serves and the e2e tests drive. The
+ * framework logs through the root logger from its first line, unless `logger` says otherwise.
+ */
 export async function createApp(
   config: AppConfig,
-  options: Pick<NestApplicationOptions, 'logger'> & { modules?: ModuleMetadata['imports'] } = {},
+  options: CreateAppOptions = {},
 ): Promise<INestApplication> {
   setServiceTimeZone(config.timeZone);
+  const rootLogger = options.rootLogger ?? createRootLogger(config);
   // The wire layer reads bodies itself, per media type and with its own limit.
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot(config, options.modules),
+    AppModule.forRoot(config, rootLogger, options.modules),
     new WireExpressAdapter(),
     {
       bodyParser: false,
       // A failed start (no database, say) rejects here; main.ts reports it and exits.
       abortOnError: false,
-      bufferLogs: options.logger === undefined,
-      logger: options.logger,
+      logger: options.logger ?? frameworkLogger(rootLogger),
     },
   );
-  if (options.logger === undefined) app.useLogger(app.get(Logger));
   applyConnectionLimits(app.getHttpServer(), config.connections);
   // First of all: every request, whatever answers it, gets a request id and a log line.
   app.use(app.get<RequestHandler>(HTTP_LOGGER));

@@ -1,4 +1,5 @@
 import { type DynamicModule, Module, type ModuleMetadata } from '@nestjs/common';
+import { type Logger } from 'pino';
 import { type AppConfig } from './config/app-config';
 import { AuthModule } from './auth/auth.module';
 import { AppConfigModule } from './config/app-config.module';
@@ -13,13 +14,20 @@ import { WireModule } from './wire';
 
 @Module({})
 export class AppModule {
-  /** `modules`: mounted beside the service's own, as a test mounts a module of its own. */
-  static forRoot(config: AppConfig, modules: ModuleMetadata['imports'] = []): DynamicModule {
+  /**
+   * `logger`: the root logger, for the request lines and the service's own.
+   * `modules`: mounted beside the service's own, as a test mounts a module of its own.
+   */
+  static forRoot(
+    config: AppConfig,
+    logger: Logger,
+    modules: ModuleMetadata['imports'] = [],
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [
         AppConfigModule.forRoot(config),
-        LoggingModule.forRoot(config),
+        LoggingModule.forRoot(logger),
         AuthModule.forRoot(config),
         DatabaseModule.forRoot(config.database),
         WireModule,

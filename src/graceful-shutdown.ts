@@ -2,6 +2,7 @@ import { type INestApplication } from '@nestjs/common';
 import { type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
+import { type Logger } from 'pino';
 import { Readiness } from './health/readiness';
 
 export interface ShutdownTimes {
@@ -35,12 +36,18 @@ interface Connection {
  * and quiet is closed as its keep-alive timeout would close it; a new one that has not sent its first
  * request yet is left to send it (or to the header timeout).
  */
-export function installGracefulShutdown(app: INestApplication, times: ShutdownTimes): void {
+export function installGracefulShutdown(
+  app: INestApplication,
+  logger: Logger,
+  times: ShutdownTimes,
+): void {
   const server = app.getHttpServer() as Server;
   const readiness = app.get(Readiness);
   const connections = new Map<Socket, Connection>();
   const responses = new Set<ServerResponse>();
   let closing = false;
+  /** Requests received from the signal on: what the drain served. */
+  let drained = 0;
   const closeAfter = (response: ServerResponse) => {
     if (!response.headersSent) response.setHeader('Connection', 'close');
   };
@@ -57,6 +64,7 @@ export function installGracefulShutdown(app: INestApplication, times: ShutdownTi
   server.on('request', (request, response: ServerResponse) => {
     const connection = connections.get(request.socket);
     if (connection) connection.inFlight += 1;
+    if (readiness.shuttingDown) drained += 1;
     if (closing) closeAfter(response);
     responses.add(response);
     response.once('close', () => {
@@ -68,11 +76,29 @@ export function installGracefulShutdown(app: INestApplication, times: ShutdownTi
       if (closing && connection.inFlight === 0) request.socket.end();
     });
   });
-  const shutDown = async () => {
+  const shutDown = async (signal: NodeJS.Signals) => {
+    const signalled = Date.now();
     readiness.beginShutdown();
+    logger.info(
+      { signal, drainMs: times.drainMs },
+      `${signal}: readiness answers 503 for ${times.drainMs} ms while requests are served, then the listener closes`,
+    );
     await delay(times.drainMs);
     closing = true;
-    setTimeout(() => process.exit(1), times.timeoutMs).unref();
+    const inFlight = responses.size;
+    const open = connections.size;
+    setTimeout(() => {
+      logger.error(
+        {
+          signal,
+          timeoutMs: times.timeoutMs,
+          inFlight: responses.size,
+          connections: connections.size,
+        },
+        `Shutdown timed out: ${responses.size} request(s) still in flight ${times.timeoutMs} ms after the listener closed; exiting with code 1`,
+      );
+      process.exit(1);
+    }, times.timeoutMs).unref();
     // Resolves once every connection has closed: the pool is still there for the last requests.
     await new Promise<void>((resolve) => {
       // The plain listener's close: the HTTP server's own also cuts every connection it sees idle at
@@ -82,12 +108,29 @@ export function installGracefulShutdown(app: INestApplication, times: ShutdownTi
       connections.forEach((connection, socket) => endWhenQuiet(socket, connection));
     });
     await app.close();
+    logger.info(
+      {
+        signal,
+        requests: drained,
+        inFlight,
+        connections: open,
+        durationMs: Date.now() - signalled,
+      },
+      `Stopped after ${signal}: ${drained} request(s) received while draining, ${inFlight} in flight ` +
+        `and ${open} connection(s) open when the listener closed, all finished; the database pool is closed`,
+    );
   };
-  const stop = () => {
+  const stop = (signal: NodeJS.Signals) => {
     if (readiness.shuttingDown) return;
-    shutDown().then(
+    shutDown(signal).then(
       () => process.exit(0),
-      () => process.exit(1),
+      (error: unknown) => {
+        logger.error(
+          { signal, err: error },
+          `Shutdown failed after ${signal}; exiting with code 1`,
+        );
+        process.exit(1);
+      },
     );
   };
   // Repeated signals change nothing: Ctrl-C under `npm start` reaches the service twice, from the

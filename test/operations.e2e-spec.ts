@@ -29,6 +29,8 @@ interface LogLine {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 const LOOPBACK = /^(?:::ffff:)?127\.0\.0\.1$/;
 const UPDATE_AGENTS = '/api/Transaction/UpdateAgents';
+/** A cheap route whose 200s are logged at info (the health probes' are logged at debug). */
+const LOGGED_ROUTE = '/api/Requirement/GetRequirements';
 const GET_TRANSACTION_ROUTE = '/api/Transaction/GetTransaction/:transaction_id';
 /** An unlocked transaction of the demo data set every spawned service loads on its new SQLite file. */
 const DEMO_TRANSACTION = 1001;
@@ -349,7 +351,7 @@ describe('request logs of the spawned service (JSON, LOG_LEVEL=info)', () => {
     ['one with a quote', 'gateway-"44"'],
     ['one of 129 characters', 'a'.repeat(129)],
   ])('generates a UUID request id when the gateway sends %s', async (_, sent) => {
-    const call = request(service.baseUrl).get('/health/live');
+    const call = request(service.baseUrl).get(LOGGED_ROUTE);
     if (sent !== undefined) call.set('X-Request-Id', sent);
     const response = await call.expect(200);
     const id = String(response.headers['x-request-id']);
@@ -357,7 +359,7 @@ describe('request logs of the spawned service (JSON, LOG_LEVEL=info)', () => {
     expect(id).not.toBe(sent);
 
     const line = await requestLine(service, id);
-    expect(line).toMatchObject({ reqId: id, req: { id }, route: '/health/live' });
+    expect(line).toMatchObject({ reqId: id, req: { id }, route: LOGGED_ROUTE });
     if (sent) expect(service.stdout).not.toContain(sent);
     expect(jsonLines(service).filter((logged) => logged.level >= 60)).toEqual([]);
   });
@@ -366,7 +368,7 @@ describe('request logs of the spawned service (JSON, LOG_LEVEL=info)', () => {
     const sent = `gw.${'x'.repeat(119)}:a-b_c`;
     expect(sent).toHaveLength(128);
     const response = await request(service.baseUrl)
-      .get('/health/live')
+      .get(LOGGED_ROUTE)
       .set('X-Request-Id', sent)
       .expect(200);
     expect(response.headers['x-request-id']).toBe(sent);
@@ -481,7 +483,7 @@ describe('request logs of the spawned service (JSON, LOG_LEVEL=info)', () => {
 
   it('logs the socket address, not X-Forwarded-For, when TRUST_PROXY is unset', async () => {
     await request(service.baseUrl)
-      .get('/health/live')
+      .get(LOGGED_ROUTE)
       .set('X-Forwarded-For', '203.0.113.7')
       .set('X-Request-Id', 'proxy-untrusted')
       .expect(200);
@@ -557,15 +559,12 @@ describe('log level and format of the spawned service', () => {
   it('with LOG_FORMAT=pretty writes readable lines, not JSON', async () => {
     const service = await spawnService({ LOG_FORMAT: 'pretty' });
     try {
-      await request(service.baseUrl)
-        .get('/health/live')
-        .set('X-Request-Id', 'pretty-1')
-        .expect(200);
+      await request(service.baseUrl).get(LOGGED_ROUTE).set('X-Request-Id', 'pretty-1').expect(200);
       await eventually(() => service.stdout.includes('pretty-1'), 'the pretty request line');
       const lines = service.stdout.split('\n').filter((line) => line.trim() !== '');
       const requestLines = lines.filter((line) => line.includes('pretty-1'));
       expect(requestLines).toHaveLength(1);
-      expect(requestLines[0]).toContain('GET /health/live 200');
+      expect(requestLines[0]).toContain(`GET ${LOGGED_ROUTE} 200`);
       expect(requestLines[0]).toMatch(/\bINFO\b/);
       for (const line of lines) expect(line.trimStart()).not.toMatch(/^\{/);
     } finally {
@@ -607,14 +606,14 @@ describe('behind a gateway: TRUST_PROXY=loopback and CORS_ORIGINS', () => {
 
   it('logs the client address the trusted gateway forwards', async () => {
     await request(service.baseUrl)
-      .get('/health/live')
+      .get(LOGGED_ROUTE)
       .set('X-Forwarded-For', '203.0.113.7')
       .set('X-Request-Id', 'proxy-trusted')
       .expect(200);
     expect((await requestLine(service, 'proxy-trusted')).req?.remoteAddress).toBe('203.0.113.7');
 
     await request(service.baseUrl)
-      .get('/health/live')
+      .get(LOGGED_ROUTE)
       .set('X-Request-Id', 'proxy-direct')
       .expect(200);
     expect((await requestLine(service, 'proxy-direct')).req?.remoteAddress).toEqual(

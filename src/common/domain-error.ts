@@ -23,12 +23,14 @@ export abstract class DomainError extends Error {
   /**
    * @param message What the client reads (the legacy `Message`): nothing internal.
    * @param headers What the answer carries besides: a 401's `WWW-Authenticate`, a `Retry-After`.
+   * @param options `cause`: what it was raised for (a driver's error), for the log line alone.
    */
   constructor(
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     // TypeScript has no abstract statics: a subclass that forgets them is caught where it is first used.
     const { status, description } = new.target as unknown as Partial<DomainErrorClass>;
     if (!Number.isInteger(status) || typeof description !== 'string') {

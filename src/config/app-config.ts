@@ -102,8 +102,15 @@ export const DEFAULT_XML_NAMESPACE = 'http://schemas.datacontract.org/2004/07/Pr
 export const DEFAULT_SQLITE_PATH = 'data/property-sales.sqlite';
 
 export class ConfigurationError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  /**
+   * @param problems One sentence per bad variable, naming it first.
+   * @param variables The variables the problems name, in order, each once.
+   */
+  constructor(
+    readonly problems: readonly string[],
+    readonly variables: readonly string[],
+  ) {
+    super(`Invalid configuration: ${problems.join('; ')}`);
   }
 }
 
@@ -112,6 +119,7 @@ type Environment = Record<string, string | undefined>;
 /** Reads variables, collecting every problem so one start-up names all the bad ones. */
 class EnvironmentReader {
   readonly problems: string[] = [];
+  readonly variables = new Set<string>();
 
   constructor(private readonly env: Environment) {}
 
@@ -124,7 +132,7 @@ class EnvironmentReader {
     if (raw === undefined || raw === '') return fallback;
     const value = Number(raw);
     if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
-      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got '${raw}')`);
+      this.report(name, `${name} must be a whole number from ${min} to ${max} (got '${raw}')`);
       return fallback;
     }
     return value;
@@ -136,7 +144,7 @@ class EnvironmentReader {
     const text = raw.trim().toLowerCase();
     if (text === 'true' || text === '1') return true;
     if (text === 'false' || text === '0') return false;
-    this.problems.push(`${name} must be true or false (got '${raw}')`);
+    this.report(name, `${name} must be true or false (got '${raw}')`);
     return fallback;
   }
 
@@ -144,7 +152,7 @@ class EnvironmentReader {
     const raw = this.env[name] ?? fallback;
     const value = bytes.parse(raw);
     if (value === null || !Number.isFinite(value) || value < 1) {
-      this.problems.push(`${name} must be a size such as 1mb or 512kb (got '${raw}')`);
+      this.report(name, `${name} must be a size such as 1mb or 512kb (got '${raw}')`);
       return bytes.parse(fallback) ?? 0;
     }
     return value;
@@ -154,14 +162,20 @@ class EnvironmentReader {
     const raw = this.env[name]?.trim().toLowerCase();
     if (raw === undefined || raw === '') return fallback;
     if ((allowed as readonly string[]).includes(raw)) return raw as T;
-    this.problems.push(`${name} must be one of ${allowed.join(', ')} (got '${this.env[name]}')`);
+    this.report(name, `${name} must be one of ${allowed.join(', ')} (got '${this.env[name]}')`);
     return fallback;
+  }
+
+  private report(name: string, problem: string): void {
+    this.problems.push(problem);
+    this.variables.add(name);
   }
 
   /** Records a problem naming the variable; a secret's value is never written out. */
   check(name: string, valid: boolean, expectation: string, { secret = false } = {}): void {
     if (valid) return;
-    this.problems.push(
+    this.report(
+      name,
       secret ? `${name} ${expectation}` : `${name} ${expectation} (got '${this.env[name]}')`,
     );
   }
@@ -439,7 +453,9 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
     rateLimit: readRateLimit(reader, env),
     databaseTimeoutMs: reader.integer('DATABASE_TIMEOUT_MS', 5000, 100, 120000),
   };
-  if (reader.problems.length > 0) throw new ConfigurationError(reader.problems);
+  if (reader.problems.length > 0) {
+    throw new ConfigurationError(reader.problems, [...reader.variables]);
+  }
   return config;
 }
 

@@ -1,4 +1,6 @@
+import { TypeORMError } from 'typeorm';
 import { DomainError } from '../common/domain-error';
+import { SchemaMismatchError } from './schema-check';
 
 /** Seconds a client should wait before retrying when the database is away. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
@@ -8,8 +10,16 @@ export class DatabaseUnavailableError extends DomainError {
   static readonly description = 'The database is unreachable; retry after Retry-After seconds.';
   readonly code = 'database_unavailable';
   readonly title = 'Database unavailable';
-  constructor(reason = 'The database does not answer.') {
-    super(`${reason} Retry later.`, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });
+  /**
+   * @param reason What the client reads.
+   * @param cause The driver's error, which the log line of the request carries.
+   */
+  constructor(reason = 'The database does not answer.', cause?: unknown) {
+    super(
+      `${reason} Retry later.`,
+      { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+      { cause },
+    );
   }
 }
 
@@ -23,11 +33,15 @@ export class CommitOutcomeUnknownError extends DomainError {
     'The database did not confirm the commit: the change may or may not have been applied.';
   readonly code = 'commit_outcome_unknown';
   readonly title = 'Commit outcome unknown';
-  /** @param advice What the client can do: whether sending the same request again is safe. */
-  constructor(advice: string) {
+  /**
+   * @param advice What the client can do: whether sending the same request again is safe.
+   * @param cause The driver's error when the connection broke, for the log line.
+   */
+  constructor(advice: string, cause?: unknown) {
     super(
       `The database did not confirm the change in time: it may or may not have been applied. ${advice}`,
       { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+      { cause },
     );
   }
 }
@@ -80,6 +94,17 @@ export function isUnreachable(error: unknown): boolean {
   return (
     typeof driver.message === 'string' && /Pool is closed|Queue limit reached/.test(driver.message)
   );
+}
+
+/**
+ * Whether a failure came from the database or its driver (unreachable, refused, a schema it does not
+ * have): at start-up, DATABASE_URL is the variable to look at.
+ */
+export function isDatabaseFailure(error: unknown): boolean {
+  if (error instanceof TypeORMError || error instanceof SchemaMismatchError) return true;
+  if (isUnreachable(error)) return true;
+  const { code } = driverErrorOf(error);
+  return typeof code === 'string' && /^(ER_|SQLITE_)/.test(code);
 }
 
 /** Driver codes of a connection that broke under a statement, which the server may have run or not. */

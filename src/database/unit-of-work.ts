@@ -94,7 +94,7 @@ export class UnitOfWork {
             this.dataSource.transaction(guarded));
       } catch (error) {
         if (deadline.committing && isConnectionLost(error))
-          throw new CommitOutcomeUnknownError(deadline.advice);
+          throw new CommitOutcomeUnknownError(deadline.advice, error);
         if (!isContention(error) || attempt === WRITE_ATTEMPTS || deadline.passed) throw error;
         // A COMMIT refused for contention (a certification failure on a cluster) applied nothing.
         deadline.committing = false;
@@ -159,9 +159,9 @@ export class UnitOfWork {
     try {
       return await Promise.race([operation(deadline), timeout]);
     } catch (error) {
-      if (isUnreachable(error)) throw new DatabaseUnavailableError();
+      if (isUnreachable(error)) throw new DatabaseUnavailableError(undefined, error);
       if (isContention(error))
-        throw new DatabaseUnavailableError('The transaction stayed locked by others.');
+        throw new DatabaseUnavailableError('The transaction stayed locked by others.', error);
       throw error;
     } finally {
       clearTimeout(timer);

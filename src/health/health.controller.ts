@@ -22,19 +22,24 @@ export class ServiceNotReadyError extends DomainError {
   static readonly description = 'Not ready; retry after Retry-After seconds.';
   readonly code = 'not_ready';
   readonly title = 'Not ready';
-  constructor(reason: string) {
-    super(`${reason}; the service is not ready.`, {
-      'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
-    });
+  /** @param details What each failing check said, for the log line of the probe. */
+  constructor(reason: string, details?: unknown) {
+    super(
+      `${reason}; the service is not ready.`,
+      { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+      { cause: details },
+    );
   }
 }
 
-/** What a failed readiness says: the details stay in the logs. */
-function notReadyReason(failure: ServiceUnavailableException): string {
+/** What a failed readiness says, and the failing checks' details, which stay in the logs. */
+function notReady(failure: ServiceUnavailableException): ServiceNotReadyError {
   const { error = {} } = failure.getResponse() as Pick<HealthCheckResult, 'error'>;
-  return error.database || !error.schema
-    ? 'The database does not answer'
-    : 'The database schema is not the one this release expects';
+  const reason =
+    error.database || !error.schema
+      ? 'The database does not answer'
+      : 'The database schema is not the one this release expects';
+  return new ServiceNotReadyError(reason, error);
 }
 
 /** Probes for the gateway and the orchestrator, outside the API prefix and always open. */
@@ -79,8 +84,7 @@ export class HealthController {
         ...(this.rateLimits ? [() => this.rateLimitStore(this.rateLimits!)] : []),
       ]);
     } catch (error) {
-      if (error instanceof ServiceUnavailableException)
-        throw new ServiceNotReadyError(notReadyReason(error));
+      if (error instanceof ServiceUnavailableException) throw notReady(error);
       throw error;
     }
   }

@@ -1,10 +1,11 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, type LoggerService, Module } from '@nestjs/common';
 import { type Request, type RequestHandler, type Response } from 'express';
-import { LoggerModule } from 'nestjs-pino';
+import { Logger as NestPinoLogger, LoggerModule, PinoLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
-import { type Logger, pino, stdTimeFunctions } from 'pino';
+import { destination, type Logger, pino, stdTimeFunctions } from 'pino';
 import { type AuthenticatedRequest } from '../auth/auth.guard';
 import { type AppConfig } from '../config/app-config';
+import { describeFailure } from './failure-details';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -53,10 +54,17 @@ function createHttpLogger(logger: Logger): RequestHandler {
       response.off('close', complete);
       const status = response.statusCode;
       const failure = (response as FailedResponse)[FAILURE];
-      const level =
-        failure !== undefined || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
-      if (!logger.isLevelEnabled(level)) return;
       const route = routeOf(request);
+      const level =
+        failure !== undefined || status >= 500
+          ? 'error'
+          : status >= 400
+            ? 'warn'
+            : // The gateway's and the orchestrator's probes come every few seconds.
+              route?.startsWith(PROBES)
+              ? 'debug'
+              : 'info';
+      if (!logger.isLevelEnabled(level)) return;
       const responseTime = Date.now() - started;
       logger[level](
         {
@@ -77,16 +85,42 @@ function createHttpLogger(logger: Logger): RequestHandler {
   };
 }
 
+/** Routes of the health probes, whose successes are logged at debug. */
+const PROBES = '/health/';
+
+/** Every line carries its time as ISO 8601; a failure as describeFailure tells it. */
+const LINE_OPTIONS = {
+  timestamp: stdTimeFunctions.isoTime,
+  serializers: { err: describeFailure },
+} as const;
+
+/** The service's one logger, on stdout: requests, start-up, shutdown, and the framework's own lines. */
+export function createRootLogger(config: Pick<AppConfig, 'logLevel' | 'prettyLogs'>): Logger {
+  return pino({
+    ...LINE_OPTIONS,
+    level: config.logLevel,
+    transport: config.prettyLogs
+      ? { target: 'pino-pretty', options: { singleLine: true } }
+      : undefined,
+  });
+}
+
+/**
+ * Where a failure to start is told, on stderr, as one JSON line whatever LOG_LEVEL and LOG_FORMAT
+ * say (they may be what failed): synchronous, so the line is out before the process exits.
+ */
+export function createStartupFailureLogger(): Logger {
+  return pino(LINE_OPTIONS, destination({ fd: 2, sync: true }));
+}
+
+/** The framework's logger writing through the root logger, from the first line of the start-up. */
+export function frameworkLogger(logger: Logger): LoggerService {
+  return new NestPinoLogger(new PinoLogger({ pinoHttp: { logger } }), {});
+}
+
 @Module({})
 export class LoggingModule {
-  static forRoot(config: AppConfig): DynamicModule {
-    const logger = pino({
-      level: config.logLevel,
-      timestamp: stdTimeFunctions.isoTime,
-      transport: config.prettyLogs
-        ? { target: 'pino-pretty', options: { singleLine: true } }
-        : undefined,
-    });
+  static forRoot(logger: Logger): DynamicModule {
     return {
       module: LoggingModule,
       // The service's own lines (start-up, errors) go through the same logger as the requests'.
