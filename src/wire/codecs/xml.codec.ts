@@ -20,25 +20,26 @@ import { encodeLocalName } from './xml-names';
 export const XML_MEDIA_TYPES = ['application/xml', 'text/xml'] as const;
 export const XML_SCHEMA_INSTANCE = 'http://www.w3.org/2001/XMLSchema-instance';
 
-/** One parsed element: its text, whether it is `i:nil`, and its child elements by local name. */
+/** One parsed element: its text, whether it is `i:nil`, and its child elements in order. */
 interface XmlElement {
   readonly name: string;
   readonly text: string;
   readonly nil: boolean;
-  readonly children: ReadonlyMap<string, readonly XmlElement[]>;
+  readonly children: readonly XmlElement[];
 }
 
-const NO_CHILDREN: ReadonlyMap<string, readonly XmlElement[]> = new Map();
-
-/** An element being read: its text so far, and what decides how that text is kept. */
+/** An element being read, which becomes the XmlElement itself once closed. */
 interface OpenElement {
   readonly name: string;
   text: string;
   cdata: boolean;
   attributes: number;
   nil: boolean;
-  children?: Map<string, XmlElement[]>;
+  children?: XmlElement[];
 }
+
+/** The children of every element without any: elements are only ever added to open ones. */
+const NO_CHILDREN: XmlElement[] = [];
 
 const localName = (name: string) => name.slice(name.indexOf(':') + 1);
 /** Text is handed to the parser in slices: the points where reading may pause. */
@@ -51,10 +52,10 @@ const NIL_TRUE = new Set(['true', '1']);
  * alone is no text in an element that also has attributes or child elements.
  */
 function closed(open: OpenElement): XmlElement {
-  const children = open.children ?? NO_CHILDREN;
-  const blank = !open.cdata && BLANK.test(open.text);
-  const text = blank && (open.attributes > 0 || children.size > 0) ? '' : open.text;
-  return { name: open.name, text, nil: open.nil, children };
+  const children = (open.children ??= NO_CHILDREN);
+  if (!open.cdata && (open.attributes > 0 || children.length > 0) && BLANK.test(open.text))
+    open.text = '';
+  return open as XmlElement;
 }
 
 /** Takes each child of a collection's root as it closes. */
@@ -95,7 +96,13 @@ class XmlTreeReader {
       if (++this.elements > quotas.maxElements)
         refuse(`The request body holds more than ${quotas.maxElements} elements.`);
       this.checkName(name);
-      open.push({ name: localName(name), text: '', cdata: false, attributes: 0, nil: false });
+      open.push({
+        name: localName(name),
+        text: '',
+        cdata: false,
+        attributes: 0,
+        nil: false,
+      });
     });
     parser.on('attribute', ({ name, value }) => {
       const element = open[open.length - 1];
@@ -147,10 +154,7 @@ class XmlTreeReader {
     } else if (this.onRecord && this.open.length === 1) {
       this.onRecord(element, parent.name);
     } else {
-      parent.children ??= new Map();
-      const siblings = parent.children.get(element.name);
-      if (siblings) siblings.push(element);
-      else parent.children.set(element.name, [element]);
+      (parent.children ??= []).push(element);
     }
   }
 }
@@ -195,17 +199,18 @@ function* parseRoot(
 function* bind(model: WireModel, element: XmlElement, unreadable: string[]): Steps<BoundRecord> {
   const bound: BoundRecord = {};
   for (const member of model.members) {
-    const found = element.children.get(member.name)?.[0];
+    const found = element.children.find((child) => child.name === member.name);
     if (!found) continue;
     if (found.nil) bound[member.name] = null;
     else if (member.kind === 'list' && found.text.trim() === '') {
       const itemModel = wireModelOf(member.item());
       const list: (BoundRecord | null)[] = [];
-      yield* eachSteps(found.children.get(itemModel.name) ?? [], (item) =>
-        list.push(item.nil ? null : runSteps(bind(itemModel, item, unreadable))),
-      );
+      yield* eachSteps(found.children, (item) => {
+        if (item.name === itemModel.name)
+          list.push(item.nil ? null : runSteps(bind(itemModel, item, unreadable)));
+      });
       bound[member.name] = list;
-    } else if (member.kind === 'list' || found.children.size > 0) {
+    } else if (member.kind === 'list' || found.children.length > 0) {
       // Markup where a value belongs, or text where a list belongs.
       unreadable.push(`The element '${member.name}' is not valid for ${member.name}.`);
     } else {
@@ -232,11 +237,16 @@ function* bindRecord(model: WireModel, element: XmlElement): Steps<BoundRecord> 
  * list. Attributes, and text beside child elements, are ignored.
  */
 function plainMembers(element: XmlElement): PlainRecord {
+  const byName = new Map<string, unknown[]>();
+  for (const child of element.children) {
+    const values = byName.get(child.name);
+    if (values) values.push(plainValue(child));
+    else byName.set(child.name, [plainValue(child)]);
+  }
   const members: PlainRecord = {};
-  for (const [name, elements] of element.children) {
+  for (const [name, values] of byName) {
     // Assigned, it would replace the record's prototype instead of adding a member.
     if (name === '__proto__') continue;
-    const values = elements.map(plainValue);
     members[name] = values.length === 1 ? values[0] : values;
   }
   return members;
@@ -244,7 +254,7 @@ function plainMembers(element: XmlElement): PlainRecord {
 
 function plainValue(element: XmlElement): unknown {
   if (element.nil) return null;
-  return element.children.size === 0 ? element.text : plainMembers(element);
+  return element.children.length === 0 ? element.text : plainMembers(element);
 }
 
 const TEXT_ESCAPES: Record<string, string> = {

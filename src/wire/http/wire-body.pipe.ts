@@ -1,4 +1,5 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
+import { Mutex } from 'async-mutex';
 import { RawWireBody } from './wire-body';
 import { PlainDtoValidation } from './plain-dto-validation';
 import { type PlainRecord } from '../codecs/wire-codec';
@@ -11,6 +12,13 @@ import {
   type WireModel,
 } from '../model/wire-model';
 import { validatedDtoSteps } from '../model/wire-validation';
+
+/**
+ * Bodies past this size are read one at a time, each in slices: however many arrive together, the
+ * event loop gives other requests all but one slice of every turn, and holds one such body's objects.
+ * Typical bodies (a transaction with its checklist is a few kilobytes) never wait.
+ */
+export const LARGE_BODY_BYTES = 64 * 1024;
 
 /** A malformed body is reported against the parameter, as Web API did. */
 const asBodyError = (error: unknown, parameterName: string): unknown =>
@@ -44,6 +52,7 @@ function* wireDtoSteps(body: RawWireBody, type: WireClass, model: WireModel): St
 @Injectable()
 export class WireBodyPipe implements PipeTransform {
   private readonly plainDtos = new PlainDtoValidation();
+  private readonly largeBodies = new Mutex();
   private readonly plainDtosFromXml = new PlainDtoValidation(true);
 
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
@@ -56,7 +65,9 @@ export class WireBodyPipe implements PipeTransform {
         );
       }
       // Served in slices: a large body shares the event loop with every other request.
-      return runStepsCooperatively(wireDtoSteps(value, metadata.metatype as WireClass, model));
+      const read = () =>
+        runStepsCooperatively(wireDtoSteps(value, metadata.metatype as WireClass, model));
+      return value.byteLength > LARGE_BODY_BYTES ? this.largeBodies.runExclusive(read) : read();
     }
     if (!this.plainDtos.validates(metadata)) return value;
     if (metadata.type !== 'body') return this.plainDtos.toDto(value, metadata);

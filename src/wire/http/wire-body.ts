@@ -24,6 +24,10 @@ export class RawWireBody {
     private readonly charset: string | undefined,
   ) {}
 
+  get byteLength(): number {
+    return this.bytes.length;
+  }
+
   /** The body as text, decoded as Web API did; throws MalformedBodyError when the bytes are not. */
   decode(): BodyText {
     return decodeBody(this.bytes, this.charset, this.reader.strictEncodings);
