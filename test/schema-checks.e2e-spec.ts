@@ -151,7 +151,8 @@ describeOnMariaDb('the schema changed under a running service on MariaDB', () =>
 
   beforeEach(async () => {
     database = await createTestDatabase('mariadb');
-    running = await RunningApp.start(database.url);
+    // Every probe checks the schema again.
+    running = await RunningApp.start(database.url, { SCHEMA_CHECK_INTERVAL_MS: '0' });
     await running.seed({ requirements: CATALOGUE, transactions: [transactionRecord(TRANSACTION)] });
     await running.http.get('/health/ready').expect(200);
   });
@@ -189,6 +190,17 @@ describeOnMariaDb('the schema changed under a running service on MariaDB', () =>
     await alter(database, 'DROP TABLE agent_assignment');
     await expectSchemaNotReady();
     expectNotUnavailable(await running.http.get(`/api/Transaction/GetAgentHistory/${TRANSACTION}`));
+  });
+
+  it('reuses a check within SCHEMA_CHECK_INTERVAL_MS, then checks again', async () => {
+    await running.close();
+    running = await RunningApp.start(database.url, { SCHEMA_CHECK_INTERVAL_MS: '3000' });
+    await running.http.get('/health/ready').expect(200);
+    await alter(database, 'ALTER TABLE sales_transaction DROP COLUMN brokername');
+    // The check of a moment ago still stands: probes do not each read the database's catalogue.
+    await running.http.get('/health/ready').expect(200);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await expectSchemaNotReady();
   });
 
   it('is ready again once the schema is restored', async () => {

@@ -15,6 +15,8 @@ export type DatabaseConfig =
       /** How long a replica (or the primary) that failed is left out before it is tried again. */
       readonly replicaRetryMs: number;
       readonly migrationsRun: boolean;
+      /** How long readiness reuses a schema check before it compares the schema again. */
+      readonly schemaCheckIntervalMs: number;
     };
 
 export interface AppConfig {
@@ -57,6 +59,10 @@ export interface ConnectionLimits {
   readonly keepAliveTimeoutMs: number;
   /** Open connections at most; more are refused until some close. */
   readonly maxConnections: number;
+  /** Open connections from one client address at most; more from it are closed at once. 0: no cap. */
+  readonly maxConnectionsPerClient: number;
+  /** A second port serving only the health probes, outside both caps; `undefined` for none. */
+  readonly healthPort?: number;
   /** A body must average at least this, once `bodyRateGraceMs` has passed; 0 sets no minimum. */
   readonly minBodyBytesPerSecond: number;
   readonly bodyRateGraceMs: number;
@@ -250,6 +256,7 @@ function readDatabase(reader: EnvironmentReader, env: Environment): DatabaseConf
     readUrls: readReadUrls(reader, env, false),
     replicaRetryMs,
     migrationsRun,
+    schemaCheckIntervalMs: reader.integer('SCHEMA_CHECK_INTERVAL_MS', 30000, 0, 3600000),
   };
 }
 
@@ -371,7 +378,11 @@ function readAuth(
   return { mode };
 }
 
-function readConnectionLimits(reader: EnvironmentReader): ConnectionLimits {
+function readConnectionLimits(
+  reader: EnvironmentReader,
+  port: number,
+  trustProxy: AppConfig['trustProxy'],
+): ConnectionLimits {
   const headersTimeoutMs = reader.integer('HTTP_HEADERS_TIMEOUT_MS', 10000, 100, 600000);
   const requestTimeoutMs = reader.integer('HTTP_REQUEST_TIMEOUT_MS', 30000, 100, 3600000);
   reader.check(
@@ -379,11 +390,22 @@ function readConnectionLimits(reader: EnvironmentReader): ConnectionLimits {
     requestTimeoutMs >= headersTimeoutMs,
     'must be at least HTTP_HEADERS_TIMEOUT_MS: the head is part of the request',
   );
+  const healthPort = reader.integer('HEALTH_PORT', 0, 1, 65535) || undefined;
+  reader.check('HEALTH_PORT', healthPort !== port, 'must differ from PORT');
   return {
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: reader.integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65000, 100, 3600000),
     maxConnections: reader.integer('HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
+    // Behind a gateway every connection comes from the gateway: no cap by default. Else a quarter of
+    // the default HTTP_MAX_CONNECTIONS, far above a browser's 6 or an HTTP client's pool.
+    maxConnectionsPerClient: reader.integer(
+      'HTTP_MAX_CONNECTIONS_PER_CLIENT',
+      trustProxy === false ? 256 : 0,
+      0,
+      1_000_000,
+    ),
+    healthPort,
     minBodyBytesPerSecond: reader.integer('BODY_MIN_BYTES_PER_SECOND', 240, 0, 1_000_000_000),
     bodyRateGraceMs: reader.integer('BODY_RATE_GRACE_MS', 5000, 0, 600000),
   };
@@ -434,8 +456,10 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
   const xmlNamespace = reader.text('XML_NAMESPACE', DEFAULT_XML_NAMESPACE);
   reader.check('XML_NAMESPACE', URL.canParse(xmlNamespace), 'must be an absolute URI');
   const database = readDatabase(reader, env);
+  const port = reader.integer('PORT', 3000, 1, 65535);
+  const trustProxy = readTrustProxy(reader, env);
   const config: AppConfig = {
-    port: reader.integer('PORT', 3000, 1, 65535),
+    port,
     apiPrefix,
     timeZone,
     xmlNamespace,
@@ -443,11 +467,11 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
     database,
     logLevel: reader.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     prettyLogs: reader.oneOf('LOG_FORMAT', ['json', 'pretty'], 'json') === 'pretty',
-    trustProxy: readTrustProxy(reader, env),
+    trustProxy,
     corsOrigins: readOrigins(reader, env),
     shutdownDrainMs: reader.integer('SHUTDOWN_DRAIN_MS', 5000, 0, 600000),
     shutdownTimeoutMs: reader.integer('SHUTDOWN_TIMEOUT_MS', 10000, 100, 600000),
-    connections: readConnectionLimits(reader),
+    connections: readConnectionLimits(reader, port, trustProxy),
     auth: readAuth(reader, env, database, serving),
     swagger: reader.oneOf('SWAGGER', ['public', 'protected', 'off'], 'public'),
     rateLimit: readRateLimit(reader, env),

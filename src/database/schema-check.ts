@@ -1,6 +1,13 @@
-import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, MigrationExecutor } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { type MysqlConnectionOptions } from 'typeorm/driver/mysql/MysqlConnectionOptions';
 
 /** The database's schema is not the one this release was built for; the message says how. */
@@ -9,12 +16,19 @@ export class SchemaMismatchError extends Error {}
 /** Statements quoted in a drift report: enough to name the difference, one line still. */
 const QUOTED_STATEMENTS = 3;
 
+/** A check readiness reuses: when it was started, and its answer. */
+interface RecentCheck {
+  readonly startedAt: number;
+  readonly matches: Promise<boolean>;
+}
+
 /**
  * On MySQL and MariaDB the schema is built by the migrations, run as a step of their own (or by
  * MIGRATIONS_RUN=true, before this check): a release that meets a database behind it, or one changed
- * by hand, refuses to start rather than answer 500s. Readiness asks again on every probe, so a table
- * or column dropped while running takes the instance out of rotation. The embedded SQLite database is
- * always migrated at start and needs no check.
+ * by hand, refuses to start rather than answer 500s. Readiness asks again at most every
+ * SCHEMA_CHECK_INTERVAL_MS (comparing the schema reads the whole catalogue of the database), so a
+ * table or column dropped while running takes the instance out of rotation within that time. The
+ * embedded SQLite database is always migrated at start and needs no check.
  */
 @Injectable()
 export class SchemaCheck implements OnModuleInit, OnApplicationShutdown {
@@ -22,8 +36,15 @@ export class SchemaCheck implements OnModuleInit, OnApplicationShutdown {
   /** The connection the entities are compared through, when the main one reads the schema wrongly. */
   private reader?: Promise<DataSource>;
   private lastProblem?: string;
+  private recent?: RecentCheck;
+  private readonly intervalMs: number;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) { database }: AppConfig,
+  ) {
+    this.intervalMs = database.kind === 'mysql' ? database.schemaCheckIntervalMs : 0;
+  }
 
   get applies(): boolean {
     return this.dataSource.options.type !== 'better-sqlite3';
@@ -41,10 +62,24 @@ export class SchemaCheck implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * For readiness: whether the schema is as expected now. A change of the answer is logged with its
-   * details, once, since probes ask every few seconds.
+   * For readiness: whether the schema is as expected, as checked within the interval. Probes that
+   * arrive together share one check; a check that failed (the database did not answer) is not reused.
    */
-  async matches(): Promise<boolean> {
+  matches(): Promise<boolean> {
+    const now = Date.now();
+    if (!this.recent || now - this.recent.startedAt >= this.intervalMs) {
+      const matches = this.check();
+      const recent: RecentCheck = { startedAt: now, matches };
+      this.recent = recent;
+      matches.catch(() => {
+        if (this.recent === recent) this.recent = undefined;
+      });
+    }
+    return this.recent.matches;
+  }
+
+  /** Checks the schema now. A change of the answer is logged with its details, once. */
+  private async check(): Promise<boolean> {
     const problem = this.applies ? await this.problem() : undefined;
     if (problem !== this.lastProblem) {
       if (problem) this.logger.error(problem);
