@@ -2,12 +2,13 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { REQUIREMENT_ENTITIES } from '../requirement/entities';
 import { TRANSACTION_ENTITIES } from '../transaction/entities';
+import { ExportService } from './export.service';
 import { ImportService } from './import.service';
 
 @Module({
   // It loads both modules' tables.
   imports: [TypeOrmModule.forFeature([...REQUIREMENT_ENTITIES, ...TRANSACTION_ENTITIES])],
-  providers: [ImportService],
-  exports: [ImportService],
+  providers: [ImportService, ExportService],
+  exports: [ImportService, ExportService],
 })
 export class DataImportModule {}

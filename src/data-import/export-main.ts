@@ -1,0 +1,111 @@
+import { parseArgs } from 'node:util';
+import { ConfigurationError } from '../config/app-config';
+import { RequirementDto } from '../requirement/dto/requirement.dto';
+import { TransactionDto } from '../transaction/dto/transaction.dto';
+import { WireFormats } from '../wire';
+import { createCommandContext } from './command-context';
+import { ExportService, type ExportTargets } from './export.service';
+import { ImportError } from './import-records';
+import { ProgressReport, rateLine } from './progress';
+import { recordWriter } from './record-writers';
+
+const USAGE =
+  'usage: npm run data:export -- [--requirements FILE [--acquisitions FILE]] ' +
+  '[--transactions FILE [--checklist FILE]] [--quiet]';
+
+/** Writes the catalogue and the transactions to files, in the shapes the import reads back. */
+async function run(argv: string[]): Promise<number> {
+  let options: {
+    requirements?: string;
+    acquisitions?: string;
+    transactions?: string;
+    checklist?: string;
+    quiet?: boolean;
+  };
+  try {
+    options = parseArgs({
+      args: argv,
+      options: {
+        requirements: { type: 'string' },
+        acquisitions: { type: 'string' },
+        transactions: { type: 'string' },
+        checklist: { type: 'string' },
+        quiet: { type: 'boolean' },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (
+    (!options.requirements && !options.transactions) ||
+    (options.acquisitions && !options.requirements) ||
+    (options.checklist && !options.transactions)
+  ) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const started = Date.now();
+  const context = await createCommandContext();
+  try {
+    const formats = context.get(WireFormats);
+    const list = (path: string | undefined) => (path === undefined ? undefined : { path });
+    const targets: ExportTargets = {
+      requirements:
+        options.requirements === undefined
+          ? undefined
+          : recordWriter(
+              options.requirements,
+              formats,
+              RequirementDto,
+              'requirement_type_id',
+              list(options.acquisitions),
+            ),
+      transactions:
+        options.transactions === undefined
+          ? undefined
+          : recordWriter(
+              options.transactions,
+              formats,
+              TransactionDto,
+              'transaction_id',
+              list(options.checklist),
+            ),
+    };
+    const report = new ProgressReport(process.stderr, options.quiet ?? false);
+    let current: string | undefined;
+    const summary = await context.get(ExportService).run(targets, (what, done, total) => {
+      const source = what === 'requirements' ? options.requirements! : options.transactions!;
+      if (current !== source) {
+        current = source;
+        report.begin(source, total);
+      }
+      report.update(source, { records: done, done, total });
+    });
+    report.end();
+    process.stdout.write(
+      [
+        'Export complete:',
+        `  requirement types: ${summary.requirementTypes}`,
+        `  transactions: ${summary.transactions}`,
+        `  ${rateLine(summary.transactions, 'transactions', Date.now() - started)}`,
+      ].join('\n') + '\n',
+    );
+    return 0;
+  } finally {
+    await context.close();
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const message =
+      error instanceof ImportError || error instanceof ConfigurationError
+        ? error.message
+        : `Export failed: ${String(error)}`;
+    process.stderr.write(`\n${message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,237 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { type CommandResult, IMPORT_MAIN, REPO_ROOT, runNode } from './support/processes';
+import { createTestDatabase } from './support/test-database';
+import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
+
+type Json = Record<string, unknown>;
+
+const EXPORT_MAIN = join(REPO_ROOT, 'dist', 'src', 'data-import', 'export-main.js');
+
+/** Text that CSV must quote, XML must escape and JSON must escape, and text that is only empty. */
+const AWKWARD = 'Quote "this", a comma, a line\nbreak, <markup> & Ünïcödé ✓';
+
+const TRANSACTIONS = [
+  transactionRecord(1),
+  transactionRecord(2, {
+    developer: AWKWARD,
+    discount: 0.0001,
+    sellingprice: 99999999.9999,
+    requirements: [],
+  }),
+  transactionRecord(3, {
+    financetype: 'Bank Financing',
+    requirement_type_id: 2,
+    clientname: '',
+    coborrowername: null,
+    requirements: [{ requirement_id: 21, submitted: null, stamp: '2026-03-01T18:11:12.5+08:00' }],
+  }),
+];
+
+/** The files of one export in one format: the CSV layout has a second file for each list. */
+function exportFiles(directory: string, format: 'json' | 'xml' | 'csv'): Record<string, string> {
+  const files: Record<string, string> = {
+    requirements: join(directory, `requirements.${format}`),
+    transactions: join(directory, `transactions.${format}`),
+  };
+  if (format === 'csv') {
+    files.acquisitions = join(directory, 'acquisitions.csv');
+    files.checklist = join(directory, 'checklist.csv');
+  }
+  return files;
+}
+
+const flags = (files: Record<string, string>) =>
+  Object.entries(files).flatMap(([name, path]) => [`--${name}`, path]);
+
+describeOnEachDatabase('npm run data:export', (context: SuiteContext) => {
+  let directory: string;
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'property-sales-export-'));
+    await context.running.seed({ requirements: CATALOGUE, transactions: TRANSACTIONS });
+  });
+
+  afterAll(async () => {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  const command =
+    (main: string) =>
+    (databaseUrl: string, ...args: string[]): Promise<CommandResult> =>
+      runNode(main, args, { env: { DATABASE_URL: databaseUrl, MIGRATIONS_RUN: 'true' } });
+  const runExport = command(EXPORT_MAIN);
+  const runImport = command(IMPORT_MAIN);
+
+  it('prints the usage and exits 2 without a file to write', async () => {
+    const result = await runExport(context.database.url, '--checklist', 'x.csv');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/usage: npm run data:export -- /);
+  });
+
+  it('writes every transaction as GetTransaction returns it, and the catalogue as GetRequirements does', async () => {
+    const files = exportFiles(join(directory, 'shape'), 'json');
+    await mkdir(join(directory, 'shape'));
+    const result = await runExport(context.database.url, ...flags(files));
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 0,
+      stderr: expect.any(String),
+    });
+    expect(result.stdout).toContain('Export complete');
+    expect(result.stdout).toContain('transactions: 3');
+
+    const written = JSON.parse(await readFile(files.transactions, 'utf8')) as Json[];
+    const served = await Promise.all(
+      [1, 2, 3].map(
+        async (id) =>
+          (await context.http.get(`/api/Transaction/GetTransaction/${id}`).expect(200))
+            .body as Json,
+      ),
+    );
+    expect(written).toEqual(served);
+    expect(JSON.parse(await readFile(files.requirements, 'utf8'))).toEqual(
+      (await context.http.get('/api/Requirement/GetRequirements').expect(200)).body,
+    );
+  });
+
+  it.each(['json', 'xml', 'csv'] as const)(
+    'round trip in %s: export, import into an empty database, export again, byte-identical',
+    async (format) => {
+      const first = exportFiles(join(directory, `${format}-first`), format);
+      const second = exportFiles(join(directory, `${format}-second`), format);
+      await mkdir(join(directory, `${format}-first`));
+      await mkdir(join(directory, `${format}-second`));
+      expect((await runExport(context.database.url, ...flags(first))).code).toBe(0);
+
+      const empty = await createTestDatabase(context.kind);
+      try {
+        const imported = await runImport(empty.url, ...flags(first));
+        expect({ code: imported.code, stderr: imported.stderr }).toEqual({
+          code: 0,
+          stderr: expect.any(String),
+        });
+        expect(imported.stdout).toContain('transactions: 3 created, 0 updated');
+        expect((await runExport(empty.url, ...flags(second))).code).toBe(0);
+      } finally {
+        await empty.drop();
+      }
+      for (const name of Object.keys(first))
+        expect(await readFile(second[name], 'utf8')).toBe(await readFile(first[name], 'utf8'));
+    },
+  );
+
+  it('writes CSV with a header of wire names, null as an empty field and the empty string as ""', async () => {
+    const files = exportFiles(join(directory, 'csv-first'), 'csv');
+    const transactions = await readFile(files.transactions, 'utf8');
+    const lines = transactions.split('\n');
+    const header = lines[0];
+    const third = lines.find((line) => line.startsWith('3,'))!;
+    expect(header.split(',').slice(0, 3)).toEqual([
+      'transaction_id',
+      'property_id',
+      'reservation_id',
+    ]);
+    expect(transactions).toContain(`"${AWKWARD.replace(/"/g, '""')}"`);
+    const columns = header.split(',');
+    const row = third.split(',');
+    expect(row[columns.indexOf('clientname')]).toBe('""');
+    expect(row[columns.indexOf('coborrowername')]).toBe('');
+    expect((await readFile(files.checklist, 'utf8')).split('\n').slice(0, 2)).toEqual([
+      'transaction_id,requirement_id,requirement_type_id,required,requirement_description,stamp,submitted',
+      '1,11,1,Required,Valid ID,2026-02-02T02:30:00+00:00,true',
+    ]);
+  });
+
+  describe('reads CSV as a database administrator exports it', () => {
+    const BOM = '\uFEFF';
+
+    it('header in any order, quoting, a byte order mark, CRLF, dates and numbers as JSON strings read them', async () => {
+      const transactionsFile = join(directory, 'legacy-transactions.csv');
+      const checklistFile = join(directory, 'legacy-checklist.csv');
+      await writeFile(
+        transactionsFile,
+        BOM +
+          [
+            'FinanceType,transaction_id,sellingprice,loanterm,clientname,date_added,locked,coborrowername',
+            'Cash,40,"1,250,000.50",15,"Cruz, Maria ""Mia""",2024-01-02 10:00:00,false,',
+            'Bank Financing,41,2500000,20,"",01/02/2024,true,Jose',
+          ].join('\r\n') +
+          '\r\n',
+      );
+      await writeFile(
+        checklistFile,
+        [
+          'submitted,requirement_id,transaction_id,stamp',
+          'true,11,40,2024-01-03T08:00:00Z',
+          ',12,40,',
+          'false,21,41,',
+        ].join('\n'),
+      );
+      const result = await runImport(
+        context.database.url,
+        '--transactions',
+        transactionsFile,
+        '--checklist',
+        checklistFile,
+      );
+      expect({ code: result.code, stderr: result.stderr }).toEqual({
+        code: 0,
+        stderr: expect.any(String),
+      });
+      expect(result.stdout).toContain('transactions: 2 created, 0 updated');
+      const forty = (await context.http.get('/api/Transaction/GetTransaction/40').expect(200))
+        .body as Json;
+      expect(forty).toMatchObject({
+        financetype: 'Cash',
+        sellingprice: 1250000.5,
+        loanterm: 15,
+        clientname: 'Cruz, Maria "Mia"',
+        date_added: '2024-01-02T10:00:00+00:00',
+        locked: false,
+        coborrowername: null,
+        requirements: [
+          { requirement_id: 11, submitted: true, stamp: '2024-01-03T08:00:00+00:00' },
+          { requirement_id: 12, submitted: null, stamp: null },
+        ],
+      });
+      expect(
+        (await context.http.get('/api/Transaction/GetTransaction/41').expect(200)).body,
+      ).toMatchObject({
+        clientname: '',
+        date_added: '2024-01-02T00:00:00+00:00',
+        locked: true,
+        requirements: [{ requirement_id: 21, submitted: false }],
+      });
+    });
+
+    it('names the file, record, id and field of an invalid row, and of a checklist row out of place', async () => {
+      const transactionsFile = join(directory, 'invalid.csv');
+      await writeFile(
+        transactionsFile,
+        'transaction_id,financetype,loanterm\n50,Cash,10\n51,Cash,0\n',
+      );
+      const invalid = await runImport(context.database.url, '--transactions', transactionsFile);
+      expect(invalid.code).toBe(1);
+      expect(invalid.stderr).toContain(`${transactionsFile}, record 2 (transaction_id 51)`);
+      expect(invalid.stderr).toContain('transaction.loanterm');
+
+      const valid = join(directory, 'valid.csv');
+      await writeFile(valid, 'transaction_id,financetype\n52,Cash\n53,Cash\n');
+      const misplaced = join(directory, 'misplaced-checklist.csv');
+      await writeFile(misplaced, 'transaction_id,requirement_id\n53,11\n52,12\n');
+      const result = await runImport(
+        context.database.url,
+        '--transactions',
+        valid,
+        '--checklist',
+        misplaced,
+      );
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${misplaced}, record 2 (transaction_id 52)`);
+      for (const id of [50, 52, 53])
+        await context.http.get(`/api/Transaction/GetTransaction/${id}`).expect(404);
+    });
+  });
+});
