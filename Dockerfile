@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 
 # Build stage: compiles TypeScript and the native SQLite binding, then drops the dev dependencies.
-FROM node:20.19-bookworm-slim AS build
+FROM node:24.21-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles from source when no prebuilt binary fits.
 RUN apt-get update \
@@ -14,7 +14,7 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: production dependencies and compiled code only, run as the unprivileged node user.
-FROM node:20.19-bookworm-slim AS runtime
+FROM node:24.21-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=3000
 WORKDIR /app
