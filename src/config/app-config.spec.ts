@@ -421,13 +421,14 @@ describe('loadAppConfig', () => {
   });
 
   describe('connection limits and shutdown', () => {
-    it('bounds every client by default: timeouts, a connection cap, a minimum body rate, a drain', () => {
+    it('bounds every client by default: timeouts, connection caps, a minimum body rate, a drain', () => {
       const config = loadAppConfig({});
       expect(config.connections).toEqual({
         headersTimeoutMs: 10000,
         requestTimeoutMs: 30000,
         keepAliveTimeoutMs: 65000,
         maxConnections: 1000,
+        maxConnectionsPerClient: 256,
         minBodyBytesPerSecond: 240,
         bodyRateGraceMs: 5000,
       });
@@ -440,6 +441,8 @@ describe('loadAppConfig', () => {
         HTTP_REQUEST_TIMEOUT_MS: '2000',
         HTTP_KEEP_ALIVE_TIMEOUT_MS: '75000',
         HTTP_MAX_CONNECTIONS: '50',
+        HTTP_MAX_CONNECTIONS_PER_CLIENT: '8',
+        HEALTH_PORT: '9000',
         BODY_MIN_BYTES_PER_SECOND: '0',
         BODY_RATE_GRACE_MS: '1000',
         SHUTDOWN_DRAIN_MS: '0',
@@ -449,10 +452,29 @@ describe('loadAppConfig', () => {
         requestTimeoutMs: 2000,
         keepAliveTimeoutMs: 75000,
         maxConnections: 50,
+        maxConnectionsPerClient: 8,
+        healthPort: 9000,
         minBodyBytesPerSecond: 0,
         bodyRateGraceMs: 1000,
       });
       expect(config.shutdownDrainMs).toBe(0);
+    });
+
+    it('caps connections per client address by default only when no gateway stands in front (TRUST_PROXY)', () => {
+      const perClient = (env: Record<string, string>) =>
+        loadAppConfig(env).connections.maxConnectionsPerClient;
+      expect(perClient({ TRUST_PROXY: 'loopback' })).toBe(0);
+      expect(perClient({ TRUST_PROXY: '1' })).toBe(0);
+      expect(perClient({ TRUST_PROXY: 'false' })).toBe(256);
+      expect(perClient({ TRUST_PROXY: 'true', HTTP_MAX_CONNECTIONS_PER_CLIENT: '50' })).toBe(50);
+      expect(perClient({ HTTP_MAX_CONNECTIONS_PER_CLIENT: '0' })).toBe(0);
+    });
+
+    it('refuses a health port that is the main port', () => {
+      const error = configurationErrorOf({ PORT: '8080', HEALTH_PORT: '8080' });
+      expect(error.problems).toEqual([
+        expect.stringContaining('HEALTH_PORT must differ from PORT'),
+      ]);
     });
 
     it.each([
@@ -460,6 +482,9 @@ describe('loadAppConfig', () => {
       ['HTTP_REQUEST_TIMEOUT_MS', 'soon'],
       ['HTTP_KEEP_ALIVE_TIMEOUT_MS', '-1'],
       ['HTTP_MAX_CONNECTIONS', '0'],
+      ['HTTP_MAX_CONNECTIONS_PER_CLIENT', '-1'],
+      ['HEALTH_PORT', '0'],
+      ['HEALTH_PORT', '65536'],
       ['BODY_MIN_BYTES_PER_SECOND', '1.5'],
       ['BODY_RATE_GRACE_MS', 'long'],
       ['SHUTDOWN_DRAIN_MS', '5s'],
