@@ -342,7 +342,8 @@ describeOnEachDatabase(
       }
     });
   },
-  { AUTH_MODE: 'apikey', AUTH_API_KEYS: apiKeysVariable(API_KEYS) },
+  // Refused keys from one address, more than the default limit on failed authentications allows.
+  { AUTH_MODE: 'apikey', AUTH_API_KEYS: apiKeysVariable(API_KEYS), AUTH_FAILURE_LIMIT: '0' },
 );
 
 // =============================================================================================
@@ -370,6 +371,9 @@ function claims(overrides: Partial<Claims> = {}): Claims {
 
 describe('AUTH_MODE=jwt', () => {
   const env: Environment = {
+    // Each suite sends dozens of refused tokens from one address; test/rate-limit.e2e-spec.ts tests
+    // the limit on failed authentications.
+    AUTH_FAILURE_LIMIT: '0',
     AUTH_MODE: 'jwt',
     AUTH_JWT_ISSUER: ISSUER,
     AUTH_JWT_AUDIENCE: AUDIENCE,
@@ -640,7 +644,8 @@ describe('AUTH_MODE=jwt', () => {
 describe('the request log line', () => {
   it("carries the key's name as caller, and never the key", async () => {
     const service = await spawnService({
-      LOG_LEVEL: 'info',
+      // Successful health probes are logged at debug.
+      LOG_LEVEL: 'debug',
       AUTH_MODE: 'apikey',
       AUTH_API_KEYS: apiKeysVariable(API_KEYS),
     });

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { DEFAULT_AUTH_FAILURE_LIMIT } from '../src/config/app-config';
 import { apiKeysVariable } from './support/auth-credentials';
 import { expectProblem, type HttpResult } from './support/http-assertions';
 import { freePort, ServiceProcess } from './support/processes';
@@ -86,6 +87,40 @@ describe.each([
     expectRateLimited(await app.http.get(REQUIREMENTS).set('X-Api-Key', VALID_KEY));
     // The address has spent one request of its own.
     expect((await app.http.get(REQUIREMENTS).set('X-Api-Key', GUESSES[1])).status).toBe(401);
+  });
+});
+
+describe('failed authentication, limited by default without RATE_LIMIT', () => {
+  const guesses = (count: number) =>
+    Array.from({ length: count }, (_, index) => `guess-${index}-0000000000000000`);
+  const startWithKeys = (env: Environment = {}) =>
+    startApp({
+      RATE_LIMIT: '0',
+      AUTH_MODE: 'apikey',
+      AUTH_API_KEYS: apiKeysVariable({ valid: VALID_KEY }),
+      ...env,
+    });
+
+  it(`answers an address 429 after ${DEFAULT_AUTH_FAILURE_LIMIT} failed keys in a window, a valid key too, and never counts successes`, async () => {
+    const app = await startWithKeys();
+    for (let index = 0; index < DEFAULT_AUTH_FAILURE_LIMIT * 2; index += 1)
+      await app.http.get(REQUIREMENTS).set('X-Api-Key', VALID_KEY).expect(200);
+    for (const guess of guesses(DEFAULT_AUTH_FAILURE_LIMIT))
+      expect((await app.http.get(REQUIREMENTS).set('X-Api-Key', guess)).status).toBe(401);
+    expectRateLimited(await app.http.get(REQUIREMENTS).set('X-Api-Key', 'one-more-guess-000000'));
+    expectRateLimited(await app.http.get(REQUIREMENTS).set('X-Api-Key', VALID_KEY));
+  });
+
+  it('takes its limit from AUTH_FAILURE_LIMIT, and 0 turns it off', async () => {
+    const limited = await startWithKeys({ AUTH_FAILURE_LIMIT: '2' });
+    for (const guess of guesses(2))
+      expect((await limited.http.get(REQUIREMENTS).set('X-Api-Key', guess)).status).toBe(401);
+    expectRateLimited(await limited.http.get(REQUIREMENTS).set('X-Api-Key', VALID_KEY));
+
+    const unlimited = await startWithKeys({ AUTH_FAILURE_LIMIT: '0' });
+    for (const guess of guesses(DEFAULT_AUTH_FAILURE_LIMIT + 5))
+      expect((await unlimited.http.get(REQUIREMENTS).set('X-Api-Key', guess)).status).toBe(401);
+    await unlimited.http.get(REQUIREMENTS).set('X-Api-Key', VALID_KEY).expect(200);
   });
 });
 

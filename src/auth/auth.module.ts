@@ -7,8 +7,9 @@ import { RateLimitGuard } from './rate-limit.guard';
 import { RateLimitStore } from './rate-limit.store';
 
 /**
- * Authentication for every route; with RATE_LIMIT set, inside rate limiting (RateLimitGuard), which
- * must see failed authentications to count them.
+ * Authentication for every route; with a rate limit (RATE_LIMIT, or AUTH_FAILURE_LIMIT, on by default
+ * with authentication), inside rate limiting (RateLimitGuard), which must see failed authentications
+ * to count them.
  */
 @Module({})
 export class AuthModule {

@@ -31,10 +31,12 @@ const SKIP_RATE_LIMIT = Symbol('rate-limit:skip');
 export const SkipRateLimit = () => SetMetadata(SKIP_RATE_LIMIT, true);
 
 /**
- * Authentication with rate limiting around it. A request is counted against its caller once
- * authenticated; an anonymous one, and one whose credentials fail, against its client address (as
- * TRUST_PROXY derives it: a raw X-Forwarded-For never picks the bucket). An address past its limit is
- * refused before its credentials are checked, so guessing keys costs requests like anything else.
+ * Authentication with rate limiting around it. With RATE_LIMIT, a request is counted against its
+ * caller once authenticated; an anonymous one, and one whose credentials fail, against its client
+ * address (as TRUST_PROXY derives it: a raw X-Forwarded-For never picks the bucket). With
+ * AUTH_FAILURE_LIMIT (on by default when authentication is), failed authentications are also counted
+ * on their own per address. An address past either limit is refused before its credentials are
+ * checked, so keys cannot be guessed faster than the limits allow.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -68,26 +70,38 @@ export class RateLimitGuard implements CanActivate {
    * limits; throws RateLimitedError past them. Also for what authenticates outside the guards.
    */
   async admit(request: AuthenticatedRequest, authenticate: () => Promise<unknown>): Promise<void> {
-    const address = `address:${request.ip ?? request.socket.remoteAddress ?? 'unknown'}`;
-    if (this.authenticates) this.refuseWhenSpent(await this.store.peek(address));
+    const ip = request.ip ?? request.socket.remoteAddress ?? 'unknown';
+    const address = `address:${ip}`;
+    const failures = `failures:${ip}`;
+    const { limit, authFailureLimit } = this.config;
+    if (this.authenticates) {
+      if (limit > 0) this.refuseWhenSpent(await this.store.peek(address), limit);
+      if (authFailureLimit > 0)
+        this.refuseWhenSpent(await this.store.peek(failures), authFailureLimit);
+    }
     try {
       await authenticate();
     } catch (error) {
-      if (error instanceof AuthenticationError) this.refuseWhenOver(await this.store.hit(address));
+      if (error instanceof AuthenticationError) {
+        if (authFailureLimit > 0)
+          this.refuseWhenOver(await this.store.hit(failures), authFailureLimit);
+        if (limit > 0) this.refuseWhenOver(await this.store.hit(address), limit);
+      }
       throw error;
     }
+    if (limit === 0) return;
     const bucket = request.caller ? `caller:${request.caller.id}` : address;
-    this.refuseWhenOver(await this.store.hit(bucket));
+    this.refuseWhenOver(await this.store.hit(bucket), limit);
   }
 
   /** Before a request is counted: the bucket has no request left. */
-  private refuseWhenSpent(state: BucketState): void {
-    if (state.count >= this.config.limit) throw this.refusal(state);
+  private refuseWhenSpent(state: BucketState, limit: number): void {
+    if (state.count >= limit) throw this.refusal(state);
   }
 
   /** After a request is counted: it was one too many. */
-  private refuseWhenOver(state: BucketState): void {
-    if (state.count > this.config.limit) throw this.refusal(state);
+  private refuseWhenOver(state: BucketState, limit: number): void {
+    if (state.count > limit) throw this.refusal(state);
   }
 
   private refusal(state: BucketState): RateLimitedError {

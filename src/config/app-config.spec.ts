@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { resolve } from 'node:path';
-import { ConfigurationError, loadAppConfig } from './app-config';
+import { ConfigurationError, DEFAULT_AUTH_FAILURE_LIMIT, loadAppConfig } from './app-config';
 
 /** The ConfigurationError a bad environment raises; fails the test when none is raised. */
 /** AUTH_MODE is given unless a test names it: only its own variable should be at fault. */
@@ -118,6 +118,7 @@ describe('loadAppConfig', () => {
         readUrls: [],
         replicaRetryMs: 5000,
         migrationsRun: false,
+        schemaCheckIntervalMs: 30000,
       });
     });
 
@@ -133,6 +134,7 @@ describe('loadAppConfig', () => {
         readUrls: [],
         replicaRetryMs: 5000,
         migrationsRun: false,
+        schemaCheckIntervalMs: 30000,
       });
     });
 
@@ -391,11 +393,26 @@ describe('loadAppConfig', () => {
         loadAppConfig({ RATE_LIMIT: '100', RATE_LIMIT_WINDOW_SECONDS: '10' }).rateLimit,
       ).toEqual({
         limit: 100,
+        authFailureLimit: 0,
         windowSeconds: 10,
         redisUrl: undefined,
         keyPrefix: 'property-sales:rate-limit:',
       });
       expect(configurationErrorOf({ RATE_LIMIT: 'lots' }).message).toContain('RATE_LIMIT');
+    });
+
+    it('limits failed authentications by default once authentication is on, AUTH_FAILURE_LIMIT=0 aside', () => {
+      const withKeys = { AUTH_MODE: 'apikey', AUTH_API_KEYS: `ops=sha256:${'a'.repeat(64)}` };
+      expect(loadAppConfig(withKeys).rateLimit).toEqual(
+        expect.objectContaining({ limit: 0, authFailureLimit: DEFAULT_AUTH_FAILURE_LIMIT }),
+      );
+      expect(loadAppConfig({ ...withKeys, AUTH_FAILURE_LIMIT: '5' }).rateLimit).toEqual(
+        expect.objectContaining({ limit: 0, authFailureLimit: 5 }),
+      );
+      expect(loadAppConfig({ ...withKeys, AUTH_FAILURE_LIMIT: '0' }).rateLimit).toBeUndefined();
+      expect(configurationErrorOf({ AUTH_FAILURE_LIMIT: '-1' }).message).toContain(
+        'AUTH_FAILURE_LIMIT',
+      );
     });
 
     it('reads REDIS_URL and RATE_LIMIT_KEY_PREFIX, never writing out the URL', () => {

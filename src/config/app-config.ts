@@ -69,7 +69,13 @@ export interface ConnectionLimits {
 }
 
 export interface RateLimitConfig {
+  /** Requests per caller (per client address when anonymous) and window; 0 sets no such limit. */
   readonly limit: number;
+  /**
+   * Failed authentications per client address and window; past it, the address's requests are
+   * refused before their credentials are checked, so keys cannot be guessed at speed. 0: no limit.
+   */
+  readonly authFailureLimit: number;
   readonly windowSeconds: number;
   /** Where every instance counts, so that N instances still allow the limit once; else in memory. */
   readonly redisUrl?: string;
@@ -99,6 +105,12 @@ export type AuthConfig =
       /** The longest a token may live (`exp` - `iat`): a leaked long-lived token stays usable long. */
       readonly maxLifetimeSeconds: number;
     };
+
+/**
+ * Failed authentications a client address may make per window when authentication is on: far more
+ * than a person mistyping or a client with a stale key makes, far fewer than guessing needs.
+ */
+export const DEFAULT_AUTH_FAILURE_LIMIT = 20;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -411,8 +423,18 @@ function readConnectionLimits(
   };
 }
 
-function readRateLimit(reader: EnvironmentReader, env: Environment): AppConfig['rateLimit'] {
+function readRateLimit(
+  reader: EnvironmentReader,
+  env: Environment,
+  auth: AuthConfig,
+): AppConfig['rateLimit'] {
   const limit = reader.integer('RATE_LIMIT', 0, 0, 1_000_000);
+  const authFailureLimit = reader.integer(
+    'AUTH_FAILURE_LIMIT',
+    auth.mode === 'none' ? 0 : DEFAULT_AUTH_FAILURE_LIMIT,
+    0,
+    1_000_000,
+  );
   const windowSeconds = reader.integer('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400);
   const redisUrl = env.REDIS_URL?.trim() || undefined;
   reader.check(
@@ -429,7 +451,9 @@ function readRateLimit(reader: EnvironmentReader, env: Environment): AppConfig['
     /^[\w.:-]{1,100}$/.test(keyPrefix),
     'must be 1 to 100 letters, digits, _ . : or -',
   );
-  return limit > 0 ? { limit, windowSeconds, redisUrl, keyPrefix } : undefined;
+  return limit > 0 || authFailureLimit > 0
+    ? { limit, authFailureLimit, windowSeconds, redisUrl, keyPrefix }
+    : undefined;
 }
 
 /**
@@ -458,6 +482,7 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
   const database = readDatabase(reader, env);
   const port = reader.integer('PORT', 3000, 1, 65535);
   const trustProxy = readTrustProxy(reader, env);
+  const auth = readAuth(reader, env, database, serving);
   const config: AppConfig = {
     port,
     apiPrefix,
@@ -472,9 +497,9 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
     shutdownDrainMs: reader.integer('SHUTDOWN_DRAIN_MS', 5000, 0, 600000),
     shutdownTimeoutMs: reader.integer('SHUTDOWN_TIMEOUT_MS', 10000, 100, 600000),
     connections: readConnectionLimits(reader, port, trustProxy),
-    auth: readAuth(reader, env, database, serving),
+    auth,
     swagger: reader.oneOf('SWAGGER', ['public', 'protected', 'off'], 'public'),
-    rateLimit: readRateLimit(reader, env),
+    rateLimit: readRateLimit(reader, env, auth),
     databaseTimeoutMs: reader.integer('DATABASE_TIMEOUT_MS', 5000, 100, 120000),
   };
   if (reader.problems.length > 0) {
