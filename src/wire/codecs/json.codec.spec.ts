@@ -7,6 +7,7 @@ import { MAX_DOCUMENT_DEPTH } from './wire-codec';
 import { setServiceTimeZone } from '../values/wire-date';
 import { MalformedBodyError } from '../model/wire-errors';
 import { wireModelOf } from '../model/wire-model';
+import { toValidatedDto } from '../model/wire-validation';
 
 const codec = new JsonCodec();
 const transactionModel = wireModelOf(TransactionDto);
@@ -38,6 +39,22 @@ describe('JsonCodec', () => {
   afterEach(() => setServiceTimeZone('UTC'));
 
   describe('decode', () => {
+    it.each([
+      ['"x"', 'x'],
+      ['1.5', '1.5'],
+      // Past a double's exactness the lenient reader keeps the numeral as written.
+      ['1.00000000000000001', '1.00000000000000001'],
+    ])('quotes a value a list cannot hold as sent: requirements %s', (sent, quoted) => {
+      const bound = codec.decode(`{"financetype":"Cash","requirements":${sent}}`, transactionModel);
+      expect(() => toValidatedDto(TransactionDto, bound, 'transaction')).toThrow(
+        expect.objectContaining({
+          modelState: {
+            'transaction.requirements': [`The value '${quoted}' is not valid for requirements.`],
+          },
+        }),
+      );
+    });
+
     it('matches member names ignoring case, keeps the later of a repeated member, drops unknown ones', () => {
       const bound = codec.decode(
         JSON.stringify({

@@ -1,4 +1,4 @@
-import { readJsonDocument, readStandardJsonDocument } from './json-reader';
+import { JsonNumeral, readJsonDocument, readStandardJsonDocument } from './json-reader';
 import {
   type BoundRecord,
   isBoundRecord,
@@ -54,7 +54,10 @@ function* bind(model: WireModel, source: Record<string, unknown>): Steps<BoundRe
         items.push(isBoundRecord(item) ? runSteps(bind(itemModel, item)) : item),
       );
       bound[member.name] = items;
-    } else bound[member.name] = value === null ? null : new UnreadableValue(value);
+    } else if (value === null) bound[member.name] = null;
+    // A numeral is quoted as written, like any other value a list cannot hold.
+    else
+      bound[member.name] = new UnreadableValue(value instanceof JsonNumeral ? value.text : value);
   }
   return bound;
 }
