@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnection } from 'mysql2/promise';
 import { scripts } from '../package.json';
 import { generateRequirements, generateTransactions, type DatasetSize } from './dataset';
+import { benchDataTransfer, TRANSFER_SIZE, transferTable } from './data-transfer';
 import { runMysqlReference, type LoopResult } from './reference-mysql';
 
 /**
@@ -441,7 +442,12 @@ async function main(): Promise<void> {
     await writeFile(files.transactions, JSON.stringify(generateTransactions(SIZE)));
     const rss = await benchSqlite(directory, files);
     if (process.env.BENCH_DATABASE_URL) await benchMariadb(process.env.BENCH_DATABASE_URL, files);
-    process.stdout.write(`${report(rss)}\n`);
+    const transfer = await benchDataTransfer(
+      directory,
+      TRANSFER_SIZE,
+      process.env.BENCH_DATABASE_URL,
+    );
+    process.stdout.write(`${report(rss)}\n\n${transferTable(transfer)}\n`);
   } finally {
     for (const child of children) child.kill('SIGKILL');
     await rm(directory, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import { WireFormats } from '../wire';
 import { createCommandContext } from './command-context';
 import { ImportError } from './import-records';
 import { type ImportBatch, ImportService, type ImportSummary } from './import.service';
-import { ProgressReport, rateLine } from './progress';
+import { peakMemoryLine, ProgressReport, rateLine } from './progress';
 import { type RecordFile, recordFile } from './record-files';
 
 const USAGE =
@@ -23,6 +23,7 @@ function describe(summary: ImportSummary, milliseconds: number): string {
     line('acquisition records', summary.acquisitions),
     line('transactions', summary.transactions),
     `  ${rateLine(created + updated, 'transactions', milliseconds)}`,
+    `  ${peakMemoryLine()}`,
   ].join('\n');
 }
 
@@ -62,8 +63,9 @@ async function run(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const started = Date.now();
   const context = await createCommandContext();
+  // From the first record read: the rate is the data's, not the start-up's.
+  const started = Date.now();
   try {
     const formats = context.get(WireFormats);
     const report = new ProgressReport(process.stderr, options.quiet ?? false);

@@ -88,3 +88,8 @@ export function rateLine(records: number, what: string, milliseconds: number): s
   const seconds = Math.max(milliseconds / 1000, 0.001);
   return `${count(records)} ${what} in ${duration(seconds)} (${count(Math.round(records / seconds))} ${what}/s)`;
 }
+
+/** `peak memory: 141 MB`: the process's peak resident set size so far. */
+export function peakMemoryLine(): string {
+  return `peak memory: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`;
+}

@@ -1,0 +1,178 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { createConnection } from 'mysql2/promise';
+import { scripts } from '../package.json';
+import { generateRequirements, type DatasetSize, writeTransactionsFile } from './dataset';
+
+/**
+ * The import and export commands on a generated data set: transactions/s and the command's peak
+ * memory, on a fresh database of each kind. `node dist/bench/data-transfer.js` runs this part alone;
+ * `npm run bench` runs it after the HTTP scenarios.
+ */
+
+const DIST = join(__dirname, '..');
+const IMPORT = join(DIST, 'src', 'data-import', 'main.js');
+const EXPORT = join(DIST, 'src', 'data-import', 'export-main.js');
+
+/** The Node.js flags of `npm run data:import` and `data:export`, as an operator runs them. */
+const flagsOf = (script: string) => script.split(' ').filter((word) => word.startsWith('--'));
+
+export interface TransferMeasure {
+  readonly operation: string;
+  readonly database: string;
+  readonly transactions: number;
+  readonly seconds: number;
+  readonly transactionsPerSecond: number;
+  readonly peakMb: number;
+}
+
+/** Runs a command to its end; its summary (stdout) is returned, its progress goes to stderr. */
+function runCommand(
+  main: string,
+  flags: readonly string[],
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...flags, main, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`${main} exited ${code}`)),
+    );
+  });
+}
+
+/** Reads `1,000 transactions in 12s (83 transactions/s)` and `peak memory: 140 MB` from a summary. */
+function measureOf(operation: string, database: string, summary: string): TransferMeasure {
+  const rate = /([\d,]+) transactions in (\S+) \(([\d,]+) transactions\/s\)/.exec(summary);
+  const peak = /peak memory: (\d+) MB/.exec(summary);
+  if (!rate || !peak) throw new Error(`unexpected summary: ${summary}`);
+  const number = (text: string) => Number(text.replace(/,/g, ''));
+  return {
+    operation,
+    database,
+    transactions: number(rate[1]),
+    seconds: number(rate[1]) / number(rate[3]),
+    transactionsPerSecond: number(rate[3]),
+    peakMb: number(peak[1]),
+  };
+}
+
+/** A fresh MariaDB database on the server, dropped by the returned function. */
+async function freshMariadb(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `property_sales_transfer_${Date.now()}`;
+  const adminUri = serverUrl.replace(/^mariadb:/, 'mysql:');
+  const admin = await createConnection({ uri: adminUri });
+  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const connection = await createConnection({ uri: adminUri });
+      await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await connection.end();
+    },
+  };
+}
+
+/**
+ * Imports the data set into an empty database and exports it again, on SQLite and, when a server is
+ * named, on MariaDB.
+ */
+export async function benchDataTransfer(
+  directory: string,
+  size: DatasetSize,
+  mariadbServerUrl: string | undefined,
+): Promise<TransferMeasure[]> {
+  const files = {
+    requirements: join(directory, 'transfer-requirements.json'),
+    transactions: join(directory, 'transfer-transactions.json'),
+  };
+  await writeFile(files.requirements, JSON.stringify(generateRequirements(size)));
+  await writeTransactionsFile(files.transactions, size);
+  const databases: { name: string; create(): Promise<{ url: string; drop(): Promise<void> }> }[] = [
+    {
+      name: 'SQLite',
+      create: () =>
+        Promise.resolve({
+          url: `sqlite:${join(directory, 'transfer.sqlite')}`,
+          drop: () => Promise.resolve(),
+        }),
+    },
+  ];
+  if (mariadbServerUrl)
+    databases.push({ name: 'MariaDB', create: () => freshMariadb(mariadbServerUrl) });
+  const measures: TransferMeasure[] = [];
+  for (const database of databases) {
+    const target = await database.create();
+    const env = { DATABASE_URL: target.url, MIGRATIONS_RUN: 'true', DEMO_DATA: 'false' };
+    try {
+      const imported = await runCommand(
+        IMPORT,
+        flagsOf(scripts['data:import']),
+        ['--requirements', files.requirements, '--transactions', files.transactions],
+        env,
+      );
+      measures.push(measureOf('Import (JSON)', database.name, imported));
+      const exported = await runCommand(
+        EXPORT,
+        flagsOf(scripts['data:export']),
+        ['--transactions', join(directory, 'transfer-export.json')],
+        env,
+      );
+      measures.push(measureOf('Export (JSON)', database.name, exported));
+    } finally {
+      await target.drop();
+    }
+  }
+  return measures;
+}
+
+/** The measures as a markdown table. */
+export function transferTable(measures: readonly TransferMeasure[]): string {
+  return [
+    '| Command | Database | Transactions | Seconds | Transactions/s | Peak RSS MB |',
+    '|---|---|---:|---:|---:|---:|',
+    ...measures.map(
+      (m) =>
+        `| ${m.operation} | ${m.database} | ${m.transactions} | ${Math.round(m.seconds)} | ${m.transactionsPerSecond} | ${m.peakMb} |`,
+    ),
+  ].join('\n');
+}
+
+const count = (name: string, fallback: number) =>
+  process.env[name] ? Number(process.env[name]) : fallback;
+
+/** `BENCH_TRANSFER_TRANSACTIONS` (100,000; 1,000,000 for the scale run) of the bench's data set. */
+export const TRANSFER_SIZE: DatasetSize = {
+  types: count('BENCH_TYPES', 50),
+  recordsPerType: count('BENCH_RECORDS', 12),
+  transactions: count('BENCH_TRANSFER_TRANSACTIONS', 100_000),
+};
+
+if (require.main === module) {
+  void (async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'property-sales-transfer-'));
+    try {
+      const measures = await benchDataTransfer(
+        directory,
+        TRANSFER_SIZE,
+        process.env.BENCH_DATABASE_URL,
+      );
+      process.stdout.write(`${transferTable(measures)}\n`);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  })().catch((error: unknown) => {
+    process.stderr.write(`${String(error)}\n`);
+    process.exit(1);
+  });
+}
