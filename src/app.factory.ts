@@ -16,6 +16,7 @@ import { Authenticator } from './auth/authenticator';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { type AppConfig } from './config/app-config';
 import { applyConnectionLimits } from './connection-limits';
+import { onlyHealthOn } from './health-port';
 import {
   createRootLogger,
   frameworkLogger,
@@ -107,6 +108,9 @@ export async function createApp(
   app.set('trust proxy', config.trustProxy);
   // TLS ends at the gateway; upgrading sub-requests would break the Swagger UI over plain HTTP.
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
+  // Its answers carry the security headers too; the path is read as the legacy routing reads it.
+  const { healthPort } = config.connections;
+  if (healthPort !== undefined) app.use(onlyHealthOn(healthPort));
   if (config.corsOrigins.length > 0) {
     app.enableCors({
       origin: [...config.corsOrigins],

@@ -30,7 +30,8 @@ interface Connection {
  * On SIGTERM or SIGINT: readiness turns 503 at once while requests are still served, for the drain
  * delay, which gives the gateway time to stop sending here. Then the listener closes, each response
  * closes its connection (`Connection: close`), and once every connection has closed the application
- * and its pool close; the process exits 0.
+ * and its pool close, then the health listener, if any (its probes answer until then); the process
+ * exits 0.
  *
  * No request the server has received is cut: a connection ends after its response; one kept alive
  * and quiet is closed as its keep-alive timeout would close it; a new one that has not sent its first
@@ -40,6 +41,7 @@ export function installGracefulShutdown(
   app: INestApplication,
   logger: Logger,
   times: ShutdownTimes,
+  health?: Server,
 ): void {
   const server = app.getHttpServer() as Server;
   const readiness = app.get(Readiness);
@@ -108,6 +110,9 @@ export function installGracefulShutdown(
       connections.forEach((connection, socket) => endWhenQuiet(socket, connection));
     });
     await app.close();
+    // Last, the health listener: its probes were answered (readiness 503) until the pool closed.
+    health?.close();
+    health?.closeAllConnections();
     logger.info(
       {
         signal,

@@ -3,6 +3,7 @@ import { createApp } from './app.factory';
 import { type AppConfig, ConfigurationError, loadAppConfig } from './config/app-config';
 import { isDatabaseFailure } from './database/database-errors';
 import { installGracefulShutdown } from './graceful-shutdown';
+import { listenForHealth } from './health-port';
 import { createRootLogger, createStartupFailureLogger } from './logging/logging.module';
 import { OPENAPI_PATHS } from './openapi/openapi-document';
 
@@ -13,8 +14,21 @@ function failToStart(message: string, variables: readonly string[], error?: unkn
 }
 
 /** The address of a path of the service, as a developer on its machine types it. */
-function localUrl(config: AppConfig, path: string): string {
-  return `http://localhost:${config.port}${path}`;
+function localUrl(port: number, path: string): string {
+  return `http://localhost:${port}${path}`;
+}
+
+/** Runs `listen`; when the port cannot be bound, the service stops naming the variable. */
+async function listening<T>(variable: string, port: number, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    failToStart(
+      `The service could not listen on port ${port} (${variable}): ${error instanceof Error ? error.message : String(error)}`,
+      [variable],
+      error,
+    );
+  }
 }
 
 async function bootstrap(): Promise<void> {
@@ -38,25 +52,28 @@ async function bootstrap(): Promise<void> {
       error,
     );
   }
-  try {
-    await app.listen(config.port);
-  } catch (error) {
-    failToStart(
-      `The service could not listen on port ${config.port}: ${error instanceof Error ? error.message : String(error)}`,
-      ['PORT'],
-      error,
-    );
-  }
-  installGracefulShutdown(app, logger, {
-    drainMs: config.shutdownDrainMs,
-    timeoutMs: config.shutdownTimeoutMs,
-  });
-  const url = localUrl(config, `/${config.apiPrefix}`);
-  const swaggerUrl = config.swagger === 'off' ? undefined : localUrl(config, OPENAPI_PATHS[0]);
+  await listening('PORT', config.port, () => app.listen(config.port));
+  const { healthPort } = config.connections;
+  const health =
+    healthPort === undefined
+      ? undefined
+      : await listening('HEALTH_PORT', healthPort, () =>
+          listenForHealth(app, config.connections, healthPort),
+        );
+  installGracefulShutdown(
+    app,
+    logger,
+    { drainMs: config.shutdownDrainMs, timeoutMs: config.shutdownTimeoutMs },
+    health,
+  );
+  const url = localUrl(config.port, `/${config.apiPrefix}`);
+  const swaggerUrl = config.swagger === 'off' ? undefined : localUrl(config.port, OPENAPI_PATHS[0]);
+  const healthUrl = localUrl(healthPort ?? config.port, '/health');
   logger.info(
-    { port: config.port, database: config.database.kind, url, swaggerUrl },
+    { port: config.port, database: config.database.kind, url, swaggerUrl, healthPort, healthUrl },
     `Listening on ${url} (${config.database.kind})` +
-      (swaggerUrl ? `; the OpenAPI UI is at ${swaggerUrl}` : ''),
+      (swaggerUrl ? `; the OpenAPI UI is at ${swaggerUrl}` : '') +
+      (health ? `; the health probes are on their own port, at ${healthUrl}/live and /ready` : ''),
   );
 }
 

@@ -1,10 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import request from 'supertest';
-import { responds, ServiceProcess } from './support/processes';
+import { freePort, responds, ServiceProcess } from './support/processes';
 
 /** A raw connection: what it has received, and how long after opening it closed. */
 interface RawConnection {
@@ -13,10 +14,11 @@ interface RawConnection {
   readonly closedAfterMs: Promise<number>;
 }
 
-function open(port: number): Promise<RawConnection> {
+/** Opens a connection to the port on 127.0.0.1, from the given local address. */
+function open(port: number, localAddress = '127.0.0.1'): Promise<RawConnection> {
   return new Promise((resolve, reject) => {
     const opened = Date.now();
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect({ port, host: '127.0.0.1', localAddress });
     let text = '';
     socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
     // A reset after the server's answer is how a cut connection may end here: not a failure.
@@ -27,6 +29,43 @@ function open(port: number): Promise<RawConnection> {
     socket.once('connect', () => resolve({ socket, received: () => text, closedAfterMs }));
     socket.once('error', reject);
   });
+}
+
+/**
+ * The status of a GET on a fresh connection from the given local address (any of 127.0.0.0/8 on
+ * loopback), the path sent as written; `undefined` when no answer comes within the time.
+ */
+function statusOf(
+  port: number,
+  path: string,
+  { from = '127.0.0.1', timeoutMs = 1000 } = {},
+): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const probe = httpRequest(
+      { host: '127.0.0.1', port, path, localAddress: from, agent: false, timeout: timeoutMs },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode);
+      },
+    );
+    probe.on('error', () => resolve(undefined));
+    probe.on('timeout', () => {
+      probe.destroy();
+      resolve(undefined);
+    });
+    probe.end();
+  });
+}
+
+/** Asks until the answer is the one expected or the time is up; returns the last answer. */
+async function eventually<T>(ask: () => Promise<T>, expected: T, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let answer = await ask();
+  while (answer !== expected && Date.now() < deadline) {
+    await delay(50);
+    answer = await ask();
+  }
+  return answer;
 }
 
 /** Writes one piece every interval until the connection closes. */
@@ -120,5 +159,164 @@ describe('connection limits of the spawned service (SQLite)', () => {
     expect(connection.received()).toMatch(/^HTTP\/1\.1 200 /);
     expect(closedAfter).toBeGreaterThanOrEqual(1400);
     expect(closedAfter).toBeLessThan(3000);
+  });
+});
+
+/** A spawned service on SQLite in a directory of its own, removed when it stops. */
+async function spawnService(env: Record<string, string>): Promise<{
+  service: ServiceProcess;
+  remove: () => Promise<void>;
+}> {
+  const directory = await mkdtemp(join(tmpdir(), 'property-sales-connections-'));
+  const service = await ServiceProcess.start({
+    cwd: directory,
+    env: { DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}`, LOG_LEVEL: 'warn', ...env },
+  });
+  await service.ready();
+  return {
+    service,
+    remove: async () => {
+      await service.stop();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The part of an UpdateAgents request sent before the rest of its body: the request is in flight. */
+const UPDATE_HEAD =
+  'POST /api/Transaction/UpdateAgents HTTP/1.1\r\nHost: x\r\n' +
+  'Content-Type: application/json\r\nContent-Length: 58\r\n\r\n{"transaction_id":1001,';
+const UPDATE_REST = '"financetype":"Cash","brokerid":77}';
+
+describe('a health port outside the connection caps (spawned service, SQLite)', () => {
+  let service: ServiceProcess;
+  let remove: () => Promise<void>;
+  let healthPort: number;
+  let healthUrl: string;
+
+  beforeAll(async () => {
+    healthPort = await freePort();
+    healthUrl = `http://127.0.0.1:${healthPort}`;
+    ({ service, remove } = await spawnService({
+      HTTP_MAX_CONNECTIONS: '5',
+      HEALTH_PORT: String(healthPort),
+      LOG_LEVEL: 'info',
+    }));
+  });
+
+  afterAll(() => remove());
+
+  it('says in its "listening" line where the probes are served', () => {
+    const listening = service.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg: string; healthUrl?: string })
+      .find((line) => line.msg.startsWith('Listening'));
+    expect(listening?.healthUrl).toBe(`http://localhost:${healthPort}/health`);
+    expect(listening?.msg).toContain(`http://localhost:${healthPort}/health/live`);
+  });
+
+  it('answers /health/live and /health/ready on the health port while the main port is saturated', async () => {
+    const held = await Promise.all(Array.from({ length: 5 }, () => open(service.port)));
+    await delay(200);
+    expect(await statusOf(service.port, '/health/live', { timeoutMs: 500 })).toBeUndefined();
+
+    await request(healthUrl).get('/health/live').expect(200);
+    await request(healthUrl).get('/health/ready').expect(200);
+
+    held.forEach((connection) => connection.socket.destroy());
+    await Promise.all(held.map((connection) => connection.closedAfterMs));
+    // The main port serves the probes too, once it has room.
+    expect(await eventually(() => statusOf(service.port, '/health/ready'), 200, 2000)).toBe(200);
+  });
+
+  it('refuses every other path on the health port with 404 in the service error format', async () => {
+    const json = await request(healthUrl)
+      .get('/api/Requirement/GetRequirements')
+      .set('Accept', 'application/json')
+      .expect(404);
+    expect(json.body).toMatchObject({ status: 404, title: 'Not found' });
+    // Helmet's headers, as on every answer of the service.
+    expect(json.headers['x-content-type-options']).toBe('nosniff');
+    expect(json.headers['x-powered-by']).toBeUndefined();
+    const xml = await request(healthUrl)
+      .post('/api/Transaction/UpdateAgents')
+      .set('Accept', 'application/xml')
+      .send({ transaction_id: 1001, financetype: 'Cash', brokerid: 5 })
+      .expect(404);
+    expect(xml.text).toMatch(/^<Error><Message>[^<]+<\/Message><\/Error>$/);
+    // Read as routing reads paths: dot segments do not lead out of /health/.
+    for (const path of ['/health/../api/Requirement/GetRequirements', '/swagger-json', '/']) {
+      expect({ path, status: await statusOf(healthPort, path) }).toEqual({ path, status: 404 });
+    }
+    // The same paths answer on the main port.
+    await request(service.baseUrl).get('/api/Requirement/GetRequirements').expect(200);
+    expect(await statusOf(service.port, '/health/../api/Requirement/GetRequirements')).toBe(200);
+  });
+});
+
+describe('the health port at shutdown (spawned service, SQLite)', () => {
+  let service: ServiceProcess;
+  let remove: () => Promise<void>;
+  let healthPort: number;
+
+  beforeAll(async () => {
+    healthPort = await freePort();
+    ({ service, remove } = await spawnService({
+      HEALTH_PORT: String(healthPort),
+      SHUTDOWN_DRAIN_MS: '1000',
+    }));
+  });
+
+  afterAll(() => remove());
+
+  it('answers readiness 503 through the drain and until the last request has finished, then closes', async () => {
+    const inFlight = await open(service.port);
+    inFlight.socket.write(UPDATE_HEAD);
+    await delay(100);
+    service.child.kill('SIGTERM');
+
+    const ready = () => statusOf(healthPort, '/health/ready', { timeoutMs: 500 });
+    expect(await eventually(ready, 503, 800)).toBe(503);
+    // The drain over, the main listener closes; the request in flight holds the process.
+    const main = () => statusOf(service.port, '/health/live', { timeoutMs: 300 });
+    expect(await eventually(main, undefined, 3000)).toBeUndefined();
+    expect(await ready()).toBe(503);
+    expect(await statusOf(healthPort, '/health/live')).toBe(200);
+
+    inFlight.socket.write(UPDATE_REST);
+    await inFlight.closedAfterMs;
+    expect(inFlight.received()).toMatch(/^HTTP\/1\.1 204 /);
+    expect(await service.exit(5000)).toEqual({ code: 0, signal: null });
+    expect(await statusOf(healthPort, '/health/live')).toBeUndefined();
+  });
+});
+
+describe('a connection cap per client address (spawned service, SQLite)', () => {
+  let service: ServiceProcess;
+  let remove: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ service, remove } = await spawnService({ HTTP_MAX_CONNECTIONS_PER_CLIENT: '3' }));
+  });
+
+  afterAll(() => remove());
+
+  it('closes a 4th connection from one address at once, serving the other addresses and its 3', async () => {
+    const held = await Promise.all(Array.from({ length: 3 }, () => open(service.port)));
+    await delay(100);
+    const fourth = await open(service.port);
+    fourth.socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(await fourth.closedAfterMs).toBeLessThan(1000);
+    expect(fourth.received()).toBe('');
+
+    expect(await statusOf(service.port, '/health/live', { from: '127.0.0.2' })).toBe(200);
+    const [first] = held;
+    first.socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    await first.closedAfterMs;
+    expect(first.received()).toMatch(/^HTTP\/1\.1 200 /);
+    // One of its connections closed, the address is served again.
+    expect(await statusOf(service.port, '/health/live')).toBe(200);
+    held.forEach((connection) => connection.socket.destroy());
   });
 });
