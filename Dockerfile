@@ -24,9 +24,11 @@ COPY --from=build --chown=node:node /app/dist ./dist
 # The embedded database's default location, for runs without DATABASE_URL.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
+# The API. With HEALTH_PORT set (say 9000: publish it to the orchestrator and the gateway only), the
+# probes are served there too, outside the connection caps, and the health check asks there.
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HEALTH_PORT || process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Schema changes on MySQL are a separate step: `docker run … node node_modules/typeorm/cli.js
 # migration:run -d dist/ormconfig.js`, or MIGRATIONS_RUN=true on one instance.
 # The live heap is about 32 MB; the cap keeps V8 from growing the old space far past it under load.
