@@ -40,6 +40,15 @@ describe('JsonCodec', () => {
 
   describe('decode', () => {
     it.each([
+      ['[{"requirement_id":1}],"Requirements":null', null],
+      ['null,"REQUIREMENTS":[{"requirement_id":2}]', [{ requirement_id: 2 }]],
+      ['[{"requirement_id":1}],"Requirements":[{"requirement_id":3}]', [{ requirement_id: 3 }]],
+    ])('keeps the later of a list given twice: requirements %s', (members, requirements) => {
+      const bound = codec.decode(`{"requirements":${members}}`, transactionModel);
+      expect(bound.requirements).toEqual(requirements);
+    });
+
+    it.each([
       ['"x"', 'x'],
       ['1.5', '1.5'],
       // Past a double's exactness the lenient reader keeps the numeral as written.

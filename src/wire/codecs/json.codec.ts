@@ -17,7 +17,13 @@ import { formatWireDate } from '../values/wire-date';
 import { JSON_DIALECT } from './wire-dialects';
 import { UnreadableValue } from '../values/unreadable-value';
 import { MalformedBodyError } from '../model/wire-errors';
-import { eachSteps, runSteps, type Steps } from '../model/steps';
+import {
+  bindListNow,
+  bindWithListsInSteps,
+  type ListBinder,
+  runSteps,
+  type Steps,
+} from '../model/steps';
 
 export const JSON_MEDIA_TYPES = ['application/json', 'text/json'] as const;
 export const PROBLEM_JSON = 'application/problem+json';
@@ -38,7 +44,11 @@ function memberNamed(model: WireModel, name: string): WireMember | undefined {
  * Binds a parsed object to the model as Json.NET did: names matched ignoring case, a member given
  * twice takes the later value, unknown members ignored, each value read by Json.NET's rules.
  */
-function* bind(model: WireModel, source: Record<string, unknown>): Steps<BoundRecord> {
+function bind(
+  model: WireModel,
+  source: Record<string, unknown>,
+  bindList: ListBinder = bindListNow,
+): BoundRecord {
   const bound: BoundRecord = {};
   for (const name in source) {
     const value = source[name];
@@ -49,11 +59,9 @@ function* bind(model: WireModel, source: Record<string, unknown>): Steps<BoundRe
       bound[member.name] = read instanceof UnreadableValue ? read.sentAs(name) : read;
     } else if (Array.isArray(value)) {
       const itemModel = wireModelOf(member.item());
-      const items: unknown[] = [];
-      yield* eachSteps(value as unknown[], (item) =>
-        items.push(isBoundRecord(item) ? runSteps(bind(itemModel, item)) : item),
+      bound[member.name] = bindList(member.name, value as unknown[], (item) =>
+        isBoundRecord(item) ? bind(itemModel, item) : item,
       );
-      bound[member.name] = items;
     } else if (value === null) bound[member.name] = null;
     // A numeral is quoted as written, like any other value a list cannot hold.
     else
@@ -100,7 +108,8 @@ export class JsonCodec implements WireReader, WireWriter {
   }
 
   *decodeSteps(text: string, model: WireModel): Steps<BoundRecord> {
-    return yield* bind(model, oneObject(readJsonDocument(text), model.name));
+    const source = oneObject(readJsonDocument(text), model.name);
+    return yield* bindWithListsInSteps((bindList) => bind(model, source, bindList));
   }
 
   decodePlain(text: string, rootName = 'object'): PlainRecord {
@@ -118,7 +127,7 @@ export class JsonCodec implements WireReader, WireWriter {
     return parsed.map((item: unknown, index) => {
       if (!isBoundRecord(item))
         throw new MalformedBodyError(`Record ${index + 1} is not a JSON object.`);
-      return runSteps(bind(model, item));
+      return bind(model, item);
     });
   }
 

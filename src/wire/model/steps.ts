@@ -47,3 +47,35 @@ export function* eachSteps<T>(
     if (index % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
   }
 }
+
+/** Gives a record's member its list: bound at once, or left raw to be bound in steps. */
+export type ListBinder = (
+  name: string,
+  items: readonly unknown[],
+  bindItem: (item: unknown) => unknown,
+) => unknown;
+
+/** Binds every item of a list at once: for the records inside a list, whose own lists are short. */
+export const bindListNow: ListBinder = (_name, items, bindItem) => items.map(bindItem);
+
+/**
+ * Binds a record whose lists may be long. `bindRecord` binds everything else at once and gives each
+ * list member its raw items; those still holding them when it is done (a member given twice keeps
+ * its later value) are then bound item by item, pausing every few items.
+ */
+export function* bindWithListsInSteps(
+  bindRecord: (bindList: ListBinder) => Record<string, unknown>,
+): Steps<Record<string, unknown>> {
+  const deferred = new Map<string, Parameters<ListBinder>>();
+  const bound = bindRecord((...list) => {
+    deferred.set(list[0], list);
+    return list[1];
+  });
+  for (const [name, items, bindItem] of deferred.values()) {
+    if (bound[name] !== items) continue;
+    const list: unknown[] = [];
+    yield* eachSteps(items, (item) => list.push(bindItem(item)));
+    bound[name] = list;
+  }
+  return bound;
+}

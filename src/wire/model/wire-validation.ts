@@ -114,27 +114,23 @@ function messageOf(rule: Rule, args: ValidationArguments): string {
 
 type ValidateIfTest = (object: object, value: unknown) => boolean;
 
-/** Where a record sits: the body's parameter, or an item of a list (`transaction.requirements[0]`). */
-interface RecordPlace {
-  readonly path: string;
-  readonly index?: number;
-}
-const pathOf = ({ path, index }: RecordPlace) => (index === undefined ? path : `${path}[${index}]`);
+const pathOf = (path: string, index: number | undefined) =>
+  index === undefined ? path : `${path}[${index}]`;
 
 /**
- * Validates a record and, member by member, the items of its valid lists, as `validateSync` with
- * `stopAtFirstError` would on the DTO instance, but on the bound record itself: every property whose
- * conditions hold reports its first violated rule, keyed as the legacy ModelState
- * (`transaction.requirements[0].requirement_id`). Its exact decimals are settled to numbers on the
- * way: a record with any violation is thrown away.
+ * Checks a record's own members, as `validateSync` with `stopAtFirstError` would on the DTO instance,
+ * but on the bound record itself: every property whose conditions hold reports its first violated
+ * rule, keyed as the legacy ModelState (`transaction.requirements[0].requirement_id`). Its exact
+ * decimals are settled to numbers on the way: a record with any violation is thrown away.
  */
-function* validateRecord(
+function checkMembers(
   record: BoundRecord,
   compiledModel: CompiledModel,
-  place: RecordPlace,
+  path: string,
+  index: number | undefined,
   root: string,
   into: ModelState,
-): Steps<void> {
+): void {
   const args: ValidationArguments = {
     targetName: compiledModel.targetName,
     property: '',
@@ -153,7 +149,7 @@ function* validateRecord(
     for (const rule of rules) {
       args.constraints = rule.metadata.constraints;
       if (rule.constraint.validate(value, args) !== false) continue;
-      report(value, property, messageOf(rule, args), pathOf(place), root, into);
+      report(value, property, messageOf(rule, args), pathOf(path, index), root, into);
       break;
     }
   }
@@ -161,14 +157,69 @@ function* validateRecord(
     const value = record[name];
     if (value instanceof ExactDecimal) record[name] = value.toNumber();
   }
+}
+
+/** A list of a record whose items are validated one by one: the list itself was valid. */
+interface ItemsToCheck {
+  readonly path: string;
+  readonly items: readonly (BoundRecord | null)[];
+  readonly itemModel: CompiledModel;
+}
+
+function itemsToCheck(
+  record: BoundRecord,
+  compiledModel: CompiledModel,
+  recordPath: string,
+  into: ModelState,
+): ItemsToCheck[] {
+  const lists: ItemsToCheck[] = [];
   for (const list of compiledModel.lists) {
     const items = record[list.name];
-    if (!Array.isArray(items)) continue;
-    const path = `${pathOf(place)}.${list.name}`;
-    if (path in into) continue;
-    const itemModel = compiledOf(list.item());
-    yield* eachSteps(items as (BoundRecord | null)[], (item, index) => {
-      if (item !== null) runSteps(validateRecord(item, itemModel, { path, index }, root, into));
+    const path = `${recordPath}.${list.name}`;
+    if (Array.isArray(items) && !(path in into))
+      lists.push({
+        path,
+        items: items as (BoundRecord | null)[],
+        itemModel: compiledOf(list.item()),
+      });
+  }
+  return lists;
+}
+
+/** Validates a record and the items of its valid lists, at once. */
+function validateRecord(
+  record: BoundRecord,
+  compiledModel: CompiledModel,
+  path: string,
+  index: number | undefined,
+  root: string,
+  into: ModelState,
+): void {
+  checkMembers(record, compiledModel, path, index, root, into);
+  if (compiledModel.lists.length === 0) return;
+  for (const { path: listPath, items, itemModel } of itemsToCheck(
+    record,
+    compiledModel,
+    pathOf(path, index),
+    into,
+  )) {
+    items.forEach((item, itemIndex) => {
+      if (item !== null) validateRecord(item, itemModel, listPath, itemIndex, root, into);
+    });
+  }
+}
+
+/** Validates a body's record, pausing between the items of its lists. */
+function* validateBodySteps(
+  record: BoundRecord,
+  compiledModel: CompiledModel,
+  root: string,
+  into: ModelState,
+): Steps<void> {
+  checkMembers(record, compiledModel, root, undefined, root, into);
+  for (const { path, items, itemModel } of itemsToCheck(record, compiledModel, root, into)) {
+    yield* eachSteps(items, (item, index) => {
+      if (item !== null) validateRecord(item, itemModel, path, index, root, into);
     });
   }
 }
@@ -205,13 +256,7 @@ export function* validatedDtoSteps<T extends object>(
   parameterName: string,
 ): Steps<T> {
   const modelState: ModelState = {};
-  yield* validateRecord(
-    bound,
-    compiledOf(type),
-    { path: parameterName },
-    parameterName,
-    modelState,
-  );
+  yield* validateBodySteps(bound, compiledOf(type), parameterName, modelState);
   if (Object.keys(modelState).length > 0) throw new RequestValidationError(modelState);
   return bound as T;
 }
