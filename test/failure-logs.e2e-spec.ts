@@ -148,28 +148,35 @@ describe('a start-up failure is one JSON line on stderr, naming the variable', (
     expect(result.stdout + result.stderr).not.toContain(ESCAPE);
   });
 
-  it('for a port already taken: PORT and EADDRINUSE', async () => {
-    const taken: Server = createServer();
-    const port = await freePort();
-    await new Promise<void>((resolve) => taken.listen(port, resolve));
-    try {
-      const directory = await temporaryDirectory();
-      const result = await runNode(SERVICE_MAIN, [], {
-        cwd: directory,
-        env: { PORT: String(port), DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}` },
-      });
-      expect(result.code).toBe(1);
-      const failure = jsonLines(result.stderr);
-      expect(failure).toHaveLength(1);
-      expect(failure[0]).toMatchObject({
-        level: 60,
-        variables: ['PORT'],
-        err: { code: 'EADDRINUSE' },
-      });
-    } finally {
-      await new Promise((resolve) => taken.close(resolve));
-    }
-  });
+  it.each(['PORT', 'HEALTH_PORT'])(
+    'for a port already taken: %s and EADDRINUSE',
+    async (variable) => {
+      const taken: Server = createServer();
+      const port = await freePort();
+      await new Promise<void>((resolve) => taken.listen(port, resolve));
+      try {
+        const directory = await temporaryDirectory();
+        const result = await runNode(SERVICE_MAIN, [], {
+          cwd: directory,
+          env: {
+            PORT: String(await freePort()),
+            [variable]: String(port),
+            DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}`,
+          },
+        });
+        expect(result.code).toBe(1);
+        const failure = jsonLines(result.stderr);
+        expect(failure).toHaveLength(1);
+        expect(failure[0]).toMatchObject({
+          level: 60,
+          variables: [variable],
+          err: { code: 'EADDRINUSE' },
+        });
+      } finally {
+        await new Promise((resolve) => taken.close(resolve));
+      }
+    },
+  );
 });
 
 describe('the lines of a running service', () => {
