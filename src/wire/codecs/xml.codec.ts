@@ -13,7 +13,13 @@ import { formatWireDate } from '../values/wire-date';
 import { UnreadableValue } from '../values/unreadable-value';
 import { XML_DIALECT } from './wire-dialects';
 import { MalformedBodyError } from '../model/wire-errors';
-import { eachSteps, runSteps, type Steps } from '../model/steps';
+import {
+  bindListNow,
+  bindWithListsInSteps,
+  type ListBinder,
+  runSteps,
+  type Steps,
+} from '../model/steps';
 import { describeValue } from '../model/wire-fields';
 import { encodeLocalName } from './xml-names';
 
@@ -192,11 +198,25 @@ function* parseRoot(
 }
 
 /**
+ * What XmlConvert could not read, in document order: a message, or the messages of a list's items, which
+ * may be bound after the members that follow it.
+ */
+type Unreadable = (string | Unreadable)[];
+
+const inOrder = (unreadable: Unreadable): string[] =>
+  unreadable.flatMap((entry) => (typeof entry === 'string' ? entry : inOrder(entry)));
+
+/**
  * Binds an element to a model, as a superset of DataContractSerializer: any namespace, children in any
  * order, unknown elements ignored, `i:nil="true"` as null, values read as XmlConvert reads them. A
  * value XmlConvert could not read failed the whole record there, so it is collected in `unreadable`.
  */
-function* bind(model: WireModel, element: XmlElement, unreadable: string[]): Steps<BoundRecord> {
+function bind(
+  model: WireModel,
+  element: XmlElement,
+  unreadable: Unreadable,
+  bindList: ListBinder = bindListNow,
+): BoundRecord {
   const bound: BoundRecord = {};
   for (const member of model.members) {
     const found = element.children.find((child) => child.name === member.name);
@@ -204,12 +224,12 @@ function* bind(model: WireModel, element: XmlElement, unreadable: string[]): Ste
     if (found.nil) bound[member.name] = null;
     else if (member.kind === 'list' && found.text.trim() === '') {
       const itemModel = wireModelOf(member.item());
-      const list: (BoundRecord | null)[] = [];
-      yield* eachSteps(found.children, (item) => {
-        if (item.name === itemModel.name)
-          list.push(item.nil ? null : runSteps(bind(itemModel, item, unreadable)));
-      });
-      bound[member.name] = list;
+      const itemsUnreadable: Unreadable = [];
+      unreadable.push(itemsUnreadable);
+      const items = found.children.filter((child) => child.name === itemModel.name);
+      bound[member.name] = bindList(member.name, items, (item) =>
+        (item as XmlElement).nil ? null : bind(itemModel, item as XmlElement, itemsUnreadable),
+      );
     } else if (member.kind === 'list' || found.children.length > 0) {
       // Markup where a value belongs, or text where a list belongs.
       unreadable.push(`The element '${member.name}' is not valid for ${member.name}.`);
@@ -223,11 +243,17 @@ function* bind(model: WireModel, element: XmlElement, unreadable: string[]): Ste
   return bound;
 }
 
-/** Binds one record; any value XmlConvert could not read refuses the record, as DataContractSerializer did. */
+/**
+ * Binds one record, pausing between the items of its lists; any value XmlConvert could not read
+ * refuses the record, as DataContractSerializer did.
+ */
 function* bindRecord(model: WireModel, element: XmlElement): Steps<BoundRecord> {
-  const unreadable: string[] = [];
-  const bound = yield* bind(model, element, unreadable);
-  if (unreadable.length > 0) throw new MalformedBodyError(...unreadable);
+  const unreadable: Unreadable = [];
+  const bound = yield* bindWithListsInSteps((bindList) =>
+    bind(model, element, unreadable, bindList),
+  );
+  const messages = inOrder(unreadable);
+  if (messages.length > 0) throw new MalformedBodyError(...messages);
   return bound;
 }
 
