@@ -203,6 +203,23 @@ function* parseRoot(
  */
 type Unreadable = (string | Unreadable)[];
 
+const memberIndexes = new WeakMap<WireModel, ReadonlyMap<string, number>>();
+
+/** The first child element of each member, by member position: one pass, however many children. */
+function firstOfEachMember(model: WireModel, element: XmlElement): (XmlElement | undefined)[] {
+  let indexes = memberIndexes.get(model);
+  if (!indexes) {
+    indexes = new Map(model.members.map((member, index) => [member.name, index]));
+    memberIndexes.set(model, indexes);
+  }
+  const found: (XmlElement | undefined)[] = new Array<XmlElement | undefined>(model.members.length);
+  for (const child of element.children) {
+    const index = indexes.get(child.name);
+    if (index !== undefined) found[index] ??= child;
+  }
+  return found;
+}
+
 const inOrder = (unreadable: Unreadable): string[] =>
   unreadable.flatMap((entry) => (typeof entry === 'string' ? entry : inOrder(entry)));
 
@@ -218,28 +235,29 @@ function bind(
   bindList: ListBinder = bindListNow,
 ): BoundRecord {
   const bound: BoundRecord = {};
-  for (const member of model.members) {
-    const found = element.children.find((child) => child.name === member.name);
-    if (!found) continue;
-    if (found.nil) bound[member.name] = null;
-    else if (member.kind === 'list' && found.text.trim() === '') {
+  const found = firstOfEachMember(model, element);
+  model.members.forEach((member, index) => {
+    const child = found[index];
+    if (!child) return;
+    if (child.nil) bound[member.name] = null;
+    else if (member.kind === 'list' && child.text.trim() === '') {
       const itemModel = wireModelOf(member.item());
       const itemsUnreadable: Unreadable = [];
       unreadable.push(itemsUnreadable);
-      const items = found.children.filter((child) => child.name === itemModel.name);
+      const items = child.children.filter((child) => child.name === itemModel.name);
       bound[member.name] = bindList(member.name, items, (item) =>
         (item as XmlElement).nil ? null : bind(itemModel, item as XmlElement, itemsUnreadable),
       );
-    } else if (member.kind === 'list' || found.children.length > 0) {
+    } else if (member.kind === 'list' || child.children.length > 0) {
       // Markup where a value belongs, or text where a list belongs.
       unreadable.push(`The element '${member.name}' is not valid for ${member.name}.`);
     } else {
-      const value = XML_DIALECT[member.kind](found.text);
+      const value = XML_DIALECT[member.kind](child.text);
       if (value instanceof UnreadableValue)
         unreadable.push(`The value '${describeValue(value)}' is not valid for ${member.name}.`);
       else bound[member.name] = value;
     }
-  }
+  });
   return bound;
 }
 
