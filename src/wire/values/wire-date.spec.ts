@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import { DateTime } from 'luxon';
 import { formatWireDate, setServiceTimeZone } from './wire-date';
 
 describe('wire dates', () => {
@@ -21,6 +23,32 @@ describe('wire dates', () => {
       expect(formatWireDate(new Date('2026-01-15T12:00:00Z'))).toBe('2026-01-15T07:00:00-05:00');
       expect(formatWireDate(new Date('2026-07-15T12:00:00Z'))).toBe('2026-07-15T08:00:00-04:00');
     });
+
+    it.each(['UTC', 'UTC+8', 'UTC-3:30', 'UTC+14'])(
+      'writes every instant in the fixed-offset zone %s as luxon formats it',
+      (zone) => {
+        setServiceTimeZone(zone);
+        fc.assert(
+          fc.property(
+            fc.date({
+              min: new Date('0001-01-01T00:00:00Z'),
+              max: new Date('9999-12-31T23:59:59.999Z'),
+              noInvalidDate: true,
+            }),
+            (date) => {
+              const local = DateTime.fromJSDate(date);
+              const fraction = local.millisecond
+                ? `.${String(local.millisecond).padStart(3, '0')}`.replace(/0+$/, '')
+                : '';
+              expect(formatWireDate(date)).toBe(
+                `${local.toFormat("yyyy-MM-dd'T'HH:mm:ss")}${fraction}${local.toFormat('ZZ')}`,
+              );
+            },
+          ),
+          { numRuns: 2000 },
+        );
+      },
+    );
 
     it('writes a fraction only when there is one, without trailing zeros', () => {
       expect(formatWireDate(new Date('2026-03-01T10:11:12.000Z'))).toBe(
