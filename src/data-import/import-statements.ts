@@ -76,8 +76,9 @@ export class MultiRowStatements<T extends object> {
       const parameters: unknown[] = [];
       for (const row of part) {
         for (const column of this.columns) {
+          // These entities embed nothing: a row's property is its column's value.
           let value: unknown =
-            column.databaseName === this.counter ? 1 : column.getEntityValue(row);
+            column.databaseName === this.counter ? 1 : row[column.propertyName as keyof T];
           if (column.transformer)
             value = ApplyValueTransformers.transformTo(column.transformer, value);
           parameters.push(

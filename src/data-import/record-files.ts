@@ -188,19 +188,25 @@ async function* csvRecords(
       throw csvError(list.path, error);
     }
   };
-  const idOf = (row: Record<string, unknown>) => {
-    const key = Object.keys(row).find((name) => name.toLowerCase() === idName.toLowerCase());
-    return key === undefined ? undefined : (row[key] as string | null);
+  // The id's column, as the file's header spells it (any case), found in its first row.
+  const idReader = () => {
+    let key: string | undefined | null = null;
+    return (row: Record<string, unknown>) => {
+      key ??= Object.keys(row).find((name) => name.toLowerCase() === idName.toLowerCase());
+      return key === undefined ? undefined : (row[key] as string | null);
+    };
   };
+  const recordId = idReader();
+  const itemId = idReader();
   pending = await nextItem();
   let index = 0;
   const rows = csvRows(path, progress);
   try {
     for await (const row of rows as AsyncIterable<Record<string, unknown>>) {
       if (items && listMember) {
-        const id = idOf(row);
+        const id = recordId(row);
         const listed: Record<string, unknown>[] = [];
-        while (pending && id != null && idOf(pending.row) === id) {
+        while (pending && id != null && itemId(pending.row) === id) {
           listed.push(pending.row);
           pending = await nextItem();
         }
@@ -213,7 +219,7 @@ async function* csvRecords(
   }
   if (pending) {
     throw new ImportError(
-      `${list!.path}, record ${pending.index + 1} (${idName} ${String(idOf(pending.row))}): no record of ${path} at this place has that ${idName}; the file lists ${listMember?.name} in the order of ${path}.`,
+      `${list!.path}, record ${pending.index + 1} (${idName} ${String(itemId(pending.row))}): no record of ${path} at this place has that ${idName}; the file lists ${listMember?.name} in the order of ${path}.`,
     );
   }
 }
