@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 
 # Build stage: compiles TypeScript and the native SQLite binding, then drops the dev dependencies.
-FROM node:24.21-bookworm-slim AS build
+# Node.js 24.18: from 24.19 on, Node.js aborts when it collects a better-sqlite3 12 statement outside
+# a context (nodejs/node#65446); CI runs the same release.
+FROM node:24.18-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles from source when no prebuilt binary fits.
 RUN apt-get update \
@@ -14,7 +16,7 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: production dependencies and compiled code only, run as the unprivileged node user.
-FROM node:24.21-bookworm-slim AS runtime
+FROM node:24.18-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=3000
 WORKDIR /app
