@@ -2,8 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { UnitOfWork, type WriteOptions } from '../database/unit-of-work';
-import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
-import { pickWireScalars } from '../wire';
 import {
   AGENT_CHAIN_FIELDS,
   type AgentChainField,
@@ -11,8 +9,8 @@ import {
   type AgentChange,
 } from './agent-chain';
 import { AgentChainStatements } from './agent-chain.statements';
+import { TransactionReadStatement, type VersionedTransaction } from './transaction-read.statement';
 import { type AgentAssignmentDto } from './dto/agent-assignment.dto';
-import { TransactionDto } from './dto/transaction.dto';
 import { AgentAssignmentEntity } from './entities/agent-assignment.entity';
 import { TransactionEntity } from './entities/transaction.entity';
 import {
@@ -20,12 +18,6 @@ import {
   TransactionLockedError,
   TransactionNotFoundError,
 } from './transaction.errors';
-
-/** A transaction as read, with the version its ETag names. */
-export interface VersionedTransaction {
-  readonly transaction: TransactionDto;
-  readonly version: number;
-}
 
 export interface AgentChainUpdate {
   readonly transactionId: number;
@@ -42,38 +34,23 @@ const IDEMPOTENT: WriteOptions = { idempotent: true };
 @Injectable()
 export class TransactionService {
   private readonly statements: AgentChainStatements;
+  private readonly reading: TransactionReadStatement;
 
   constructor(
     private readonly unitOfWork: UnitOfWork,
     @InjectDataSource() dataSource: DataSource,
   ) {
     this.statements = new AgentChainStatements(dataSource);
+    this.reading = new TransactionReadStatement(dataSource);
   }
 
-  /** One transaction with its checklist, joined to the catalogue, in one query. */
+  /** One transaction with its checklist, joined to the catalogue, in one statement. */
   async findOne(transactionId: number): Promise<VersionedTransaction> {
-    // A query builder, not findOne: findOne with joined relations first runs a DISTINCT query for the
-    // id and then the join, two statements where one does.
-    const row = await this.unitOfWork.read((manager) =>
-      manager
-        .createQueryBuilder(TransactionEntity, 'transaction')
-        .leftJoinAndSelect('transaction.checklist', 'item')
-        .leftJoinAndSelect('item.requirement', 'requirement')
-        .where('transaction.transaction_id = :transactionId', { transactionId })
-        .orderBy('item.requirement_id', 'ASC')
-        .getOne(),
+    const found = await this.unitOfWork.read((manager) =>
+      this.reading.read(manager, transactionId),
     );
-    if (!row) throw new TransactionNotFoundError(transactionId);
-    const requirements = (row.checklist ?? []).map((item) => ({
-      ...pickWireScalars(RequirementAcquisitionDto, item.requirement ?? {}),
-      requirement_id: item.requirement_id,
-      stamp: item.stamp,
-      submitted: item.submitted,
-    }));
-    return {
-      transaction: { ...pickWireScalars(TransactionDto, row), requirements },
-      version: row.row_version,
-    };
+    if (!found) throw new TransactionNotFoundError(transactionId);
+    return found;
   }
 
   /** The agent-chain changes of one transaction, oldest first. */
