@@ -14,9 +14,10 @@ import { runMysqlReference, type LoopResult } from './reference-mysql';
 /**
  * `npm run bench`: the service on the embedded database (and on MariaDB when BENCH_DATABASE_URL names
  * a server), under autocannon at fixed connection counts, against references on the same data: the
- * machine's limit (node:http), the framework's ceiling for reads and, on MariaDB, for UpdateAgents, and
- * UpdateAgents' SQL by hand with mysql2. Prints a markdown table. Every process it starts listens on
- * 127.0.0.1 and stops at the end.
+ * machine's limit (node:http), the framework's ceiling for reads, for GetTransaction and, on MariaDB,
+ * for UpdateAgents, and UpdateAgents' SQL by hand with mysql2. Prints a markdown table and how long the
+ * service takes to answer its first request. Every process it starts listens on 127.0.0.1 and stops
+ * at the end.
  */
 
 const DIST = join(__dirname, '..');
@@ -63,6 +64,7 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Polls `url` until it answers 200, often enough to time a start to about 10 ms. */
 async function waitFor(url: string, deadlineMs = 60000): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
@@ -72,7 +74,7 @@ async function waitFor(url: string, deadlineMs = 60000): Promise<void> {
       // Not listening yet.
     }
     if (Date.now() > deadline) throw new Error(`${url} did not answer`);
-    await sleep(200);
+    await sleep(10);
   }
 }
 
@@ -93,9 +95,17 @@ const PRODUCTION_NODE_FLAGS = scripts['start:prod']
   .split(' ')
   .filter((word) => word.startsWith('--'));
 
+interface Service {
+  readonly url: string;
+  readonly process: ChildProcess;
+  /** From spawning the process to its first answered request (readiness), in ms. */
+  readonly startMs: number;
+}
+
 /** The service as production runs it: JSON logs (to nowhere), request ids, helmet. */
-async function startService(databaseUrl: string): Promise<{ url: string; process: ChildProcess }> {
+async function startService(databaseUrl: string): Promise<Service> {
   const port = await freePort();
+  const spawned = performance.now();
   const child = spawn(process.execPath, [...PRODUCTION_NODE_FLAGS, SERVICE], {
     env: {
       ...process.env,
@@ -111,7 +121,7 @@ async function startService(databaseUrl: string): Promise<{ url: string; process
   children.push(child);
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/health/ready`);
-  return { url, process: child };
+  return { url, process: child, startMs: performance.now() - spawned };
 }
 
 /** A reference server; its arguments are the port and then `args`. */
@@ -192,10 +202,16 @@ function compare(measure: Measure, reference: Measure | (LoopResult & { scenario
   };
 }
 
+/** What the SQLite run measures of the service itself. */
+interface ServiceFigures {
+  readonly peakRssMb: number;
+  readonly startMs: number;
+}
+
 async function benchSqlite(
   directory: string,
   files: { requirements: string; transactions: string },
-): Promise<number> {
+): Promise<ServiceFigures> {
   const databaseUrl = `sqlite:${join(directory, 'bench.sqlite')}`;
   await run(IMPORT, ['--requirements', files.requirements, '--transactions', files.transactions], {
     DATABASE_URL: databaseUrl,
@@ -244,20 +260,45 @@ async function benchSqlite(
     ),
     nestJson,
   );
-  await measure(
-    'GetTransaction JSON',
-    'SQLite',
-    getTransactionLoad(service.url, SIZE.transactions),
-  );
+  await benchGetTransaction(service.url, 'SQLite', databaseUrl, SIZE.transactions);
   await benchUpdates(service.url, 'SQLite', SIZE.transactions);
   await benchCostlyBodies(service.url, read(catalogue), idleJson);
-  const rss = await peakRssMb(service.process.pid!);
+  const peakRss = await peakRssMb(service.process.pid!);
   service.process.kill('SIGTERM');
-  return rss;
+  return { peakRssMb: peakRss, startMs: service.startMs };
+}
+
+/**
+ * GetTransaction against the framework's ceiling for it: a bare NestJS route running the same SELECT
+ * on the same database (`database`: a MySQL URL, or the service's `sqlite:` URL).
+ */
+async function benchGetTransaction(
+  url: string,
+  database: string,
+  referenceDatabase: string,
+  rows: number,
+): Promise<void> {
+  const reference = await startReference('reference-nest-read.js', [
+    referenceDatabase,
+    String(READ_CONNECTIONS),
+  ]);
+  const ceiling = await measure(
+    'NestJS on Express, GetTransaction SQL by hand (JSON)',
+    database,
+    getTransactionLoad(reference, rows, '/transaction/'),
+  );
+  compare(
+    await measure(`GetTransaction JSON (${rows} rows)`, database, getTransactionLoad(url, rows)),
+    ceiling,
+  );
 }
 
 /** GetTransaction of random transactions among `count`. */
-function getTransactionLoad(url: string, count: number): Load {
+function getTransactionLoad(
+  url: string,
+  count: number,
+  path = '/api/Transaction/GetTransaction/',
+): Load {
   return {
     url,
     connections: READ_CONNECTIONS,
@@ -266,7 +307,7 @@ function getTransactionLoad(url: string, count: number): Load {
       method: 'GET',
       setupRequest: (request) => ({
         ...request,
-        path: `/api/Transaction/GetTransaction/${randomId(count)}`,
+        path: `${path}${randomId(count)}`,
       }),
     },
   };
@@ -375,7 +416,7 @@ async function benchMariadb(
         'MariaDB',
         getTransactionLoad(service.url, rows),
       );
-    await getTransaction(SIZE.transactions);
+    await benchGetTransaction(service.url, 'MariaDB', mysqlUrl, SIZE.transactions);
     const handWritten = await byHand(SIZE.transactions);
     const nestWrite = await startReference('reference-nest-write.js', [
       mysqlUrl,
@@ -415,7 +456,7 @@ async function benchMariadb(
 
 const format = (value: number, digits = 1) => value.toFixed(digits);
 
-function report(rssMb: number): string {
+function report({ peakRssMb: rssMb, startMs }: ServiceFigures): string {
   const lines = [
     `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${new Date().toISOString().slice(0, 10)}; \`npm run bench\` (${SECONDS} s per scenario after ${WARMUP_SECONDS} s warm-up; ${SIZE.types} types × ${SIZE.recordsPerType} records, ${SIZE.transactions} transactions).`,
     '',
@@ -427,6 +468,7 @@ function report(rssMb: number): string {
     ),
     '',
     `Peak RSS of the service (SQLite run): ${Math.round(rssMb)} MB.`,
+    `Start (SQLite): its first request answered ${Math.round(startMs)} ms after \`node dist/src/main.js\` was spawned.`,
   ];
   return lines.join('\n');
 }
@@ -440,14 +482,14 @@ async function main(): Promise<void> {
     };
     await writeFile(files.requirements, JSON.stringify(generateRequirements(SIZE)));
     await writeFile(files.transactions, JSON.stringify(generateTransactions(SIZE)));
-    const rss = await benchSqlite(directory, files);
+    const figures = await benchSqlite(directory, files);
     if (process.env.BENCH_DATABASE_URL) await benchMariadb(process.env.BENCH_DATABASE_URL, files);
     const transfer = await benchDataTransfer(
       directory,
       TRANSFER_SIZE,
       process.env.BENCH_DATABASE_URL,
     );
-    process.stdout.write(`${report(rss)}\n\n${transferTable(transfer)}\n`);
+    process.stdout.write(`${report(figures)}\n\n${transferTable(transfer)}\n`);
   } finally {
     for (const child of children) child.kill('SIGKILL');
     await rm(directory, { recursive: true, force: true });
