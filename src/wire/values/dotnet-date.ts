@@ -1,4 +1,5 @@
-import { DateTime, FixedOffsetZone } from 'luxon';
+import { DateTime } from 'luxon';
+import { serviceFixedOffset } from './wire-date';
 
 /**
  * The date spellings the legacy stack read: Json.NET and the form binder through .NET's
@@ -32,10 +33,47 @@ export function isDotNetDate(value: unknown): value is Date {
   return instant >= EARLIEST && instant <= LATEST;
 }
 
+const between = (value: number, low: number, high: number) =>
+  Number.isInteger(value) && value >= low && value <= high;
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+/** The proleptic Gregorian calendar's days in a month, as luxon and JavaScript's Date count them. */
+const daysInMonth = (year: number, month: number) =>
+  month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
+
+/**
+ * Local date fields at a fixed offset as an instant, by luxon's own rules of validity (24:00 is the
+ * next midnight) and arithmetic, without luxon: most dates a client sends are read this way.
+ */
+function atFixedOffset(parts: DateParts, offset: number): Date | undefined {
+  const { year, month, day, hour = 0, minute = 0, second = 0, millisecond = 0 } = parts;
+  const validHour =
+    between(hour, 0, 23) || (hour === 24 && minute === 0 && second === 0 && millisecond === 0);
+  if (
+    !Number.isInteger(year) ||
+    !between(month, 1, 12) ||
+    !between(day, 1, daysInMonth(year, month)) ||
+    !validHour ||
+    !between(minute, 0, 59) ||
+    !between(second, 0, 59) ||
+    !between(millisecond, 0, 999)
+  )
+    return undefined;
+  const local = new Date(0);
+  local.setUTCFullYear(year, month - 1, day);
+  local.setUTCHours(hour, minute, second, millisecond);
+  const date = new Date(local.getTime() - offset * 60_000);
+  return isDotNetDate(date) ? date : undefined;
+}
+
+/** Fields read at their own offset, else in the service zone. */
 function toDate(parts: DateParts): Date | undefined {
-  const { offset, ...fields } = parts;
-  const zone = offset === undefined ? undefined : FixedOffsetZone.instance(offset);
-  const parsed = DateTime.fromObject(fields, zone ? { zone } : {});
+  const offset = parts.offset ?? serviceFixedOffset();
+  if (offset !== undefined) return atFixedOffset(parts, offset);
+  // A zone with rules (daylight saving time): luxon knows them.
+  const { year, month, day, hour, minute, second, millisecond } = parts;
+  const parsed = DateTime.fromObject({ year, month, day, hour, minute, second, millisecond });
   if (!parsed.isValid) return undefined;
   const date = parsed.toJSDate();
   return isDotNetDate(date) ? date : undefined;

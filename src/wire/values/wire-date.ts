@@ -13,6 +13,9 @@ function readFixedOffset(): void {
 }
 readFixedOffset();
 
+/** The service zone's offset in minutes when it is fixed (UTC by default); undefined for a zone with rules. */
+export const serviceFixedOffset = (): number | undefined => fixedOffset;
+
 /** Sets the zone that dates without an offset are read in and that every date is written in. */
 export function setServiceTimeZone(zone: string): void {
   Settings.defaultZone = zone;
@@ -33,7 +36,7 @@ const two = (value: number) => String(value).padStart(2, '0');
 /**
  * Writes `2026-03-01T18:11:12.5+08:00` in the service zone: fraction only when non-zero, as Json.NET.
  * In a zone of one fixed offset (UTC, the default) by the date's own fields: every response writes
- * dates, and luxon's formatting costs ten times as much.
+ * dates, and luxon's formatting costs several times as much.
  */
 export function formatWireDate(value: Date): string {
   if (fixedOffset === undefined) {
