@@ -270,18 +270,15 @@ async function benchSqlite(
 
 /**
  * GetTransaction against the framework's ceiling for it: a bare NestJS route running the same SELECT
- * on the same database (`database`: a MySQL URL, or the service's `sqlite:` URL).
+ * on the same database, opened as the service opens `databaseUrl`.
  */
 async function benchGetTransaction(
   url: string,
   database: string,
-  referenceDatabase: string,
+  databaseUrl: string,
   rows: number,
 ): Promise<void> {
-  const reference = await startReference('reference-nest-read.js', [
-    referenceDatabase,
-    String(READ_CONNECTIONS),
-  ]);
+  const reference = await startReference('reference-nest-read.js', [databaseUrl]);
   const ceiling = await measure(
     'NestJS on Express, GetTransaction SQL by hand (JSON)',
     database,
@@ -416,7 +413,7 @@ async function benchMariadb(
         'MariaDB',
         getTransactionLoad(service.url, rows),
       );
-    await benchGetTransaction(service.url, 'MariaDB', mysqlUrl, SIZE.transactions);
+    await benchGetTransaction(service.url, 'MariaDB', databaseUrl, SIZE.transactions);
     const handWritten = await byHand(SIZE.transactions);
     const nestWrite = await startReference('reference-nest-write.js', [
       mysqlUrl,

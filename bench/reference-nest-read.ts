@@ -1,52 +1,46 @@
 import { Controller, Get, Module, NotFoundException, Param } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type NestExpressApplication } from '@nestjs/platform-express';
-import { createPool } from 'mysql2/promise';
+import { type Pool } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
-import { REQUIREMENT_ENTITIES } from '../src/requirement/entities';
-import { TRANSACTION_ENTITIES } from '../src/transaction/entities';
+import { APP_ENTITIES } from '../src/app.entities';
+import { loadAppConfig } from '../src/config/app-config';
+import { dataSourceOptions } from '../src/database/data-source-options';
 import { TransactionReadStatement } from '../src/transaction/transaction-read.statement';
 
 /**
  * The framework's ceiling for GetTransaction: a bare NestJS-on-Express app whose one route runs
  * GetTransaction's own SELECT with the driver alone (mysql2, or better-sqlite3 on the embedded
  * database) and sends its rows as JSON, the transaction with its items, values as the driver gives
- * them. Arguments: port, database
- * (a MySQL URL or `sqlite:` and a path), connections.
+ * them. Arguments: port, the service's DATABASE_URL.
  */
-const [port, database, connections] = process.argv.slice(2);
-const sqlitePath = database.startsWith('sqlite:') ? database.slice('sqlite:'.length) : undefined;
+const [port, databaseUrl] = process.argv.slice(2);
 
 type Row = Record<string, unknown>;
 
-/** What the route uses of better-sqlite3's connection. */
-interface SqliteConnection {
-  prepare(sql: string): { all(...parameters: unknown[]): unknown[] };
+/** What the route uses of the drivers' connections: better-sqlite3's, or mysql2's pool. */
+interface Connections {
+  databaseConnection?: { prepare(sql: string): { all(...parameters: unknown[]): unknown[] } };
+  pool?: { promise(): Pick<Pool, 'query'> };
 }
 
 /**
- * The statement as the service builds it from the entities, and a function running it for one id with
- * the driver alone: better-sqlite3's prepared statement, or a mysql2 pool.
+ * Opens the database as the service opens it (its options, so on MySQL its pool) and returns a
+ * function running GetTransaction's statement, as the service builds it, for one id with the driver
+ * alone: better-sqlite3's prepared statement, or a query on mysql2's pool.
  */
 async function transactionQuery(): Promise<(id: number) => Promise<Row[]>> {
-  const entities = [...TRANSACTION_ENTITIES, ...REQUIREMENT_ENTITIES];
-  const dataSource = new DataSource(
-    sqlitePath
-      ? { type: 'better-sqlite3', database: sqlitePath, entities }
-      : { type: 'mysql', url: database, entities },
-  );
+  const config = loadAppConfig({ DATABASE_URL: databaseUrl }, { serving: false });
+  const dataSource = new DataSource(dataSourceOptions(config.database, APP_ENTITIES));
   await dataSource.initialize();
   const { sql } = new TransactionReadStatement(dataSource);
-  if (sqlitePath) {
-    const { databaseConnection } = dataSource.driver as unknown as {
-      databaseConnection: SqliteConnection;
-    };
+  const { databaseConnection, pool } = dataSource.driver as unknown as Connections;
+  if (databaseConnection) {
     const statement = databaseConnection.prepare(sql);
     return (id) => Promise.resolve(statement.all(id) as Row[]);
   }
-  await dataSource.destroy();
-  const pool = createPool({ uri: database, connectionLimit: Number(connections), timezone: 'Z' });
-  return async (id) => (await pool.query(sql, [id]))[0] as Row[];
+  const queries = pool!.promise();
+  return async (id) => (await queries.query(sql, [id]))[0] as Row[];
 }
 
 /** The members of `row` whose result name starts with `table.`, under their own names. */
