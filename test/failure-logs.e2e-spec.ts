@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -328,6 +328,81 @@ describeOnMariaDb('a start-up failure on MariaDB names the driver error', () => 
       err: { code: 'ER_ACCESS_DENIED_ERROR' },
     });
     expect(result.stdout + result.stderr).not.toContain('not-the-password');
+  });
+});
+
+describeOnMariaDb('a 503 on MariaDB names the network failure', () => {
+  let database: TestDatabase;
+  let relay: Server;
+  const relayed = new Set<Socket>();
+  let service: ServiceProcess;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('mariadb');
+    const target = new URL(database.url);
+    const server = { port: Number(target.port || 3306), host: target.hostname };
+    // The service reaches the database through this relay, which the test can cut.
+    relay = createServer((client) => {
+      const upstream = connect(server);
+      for (const socket of [client, upstream]) {
+        relayed.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          relayed.delete(socket);
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => relay.listen(port, '127.0.0.1', resolve));
+    target.host = `127.0.0.1:${port}`;
+    service = await spawnService({
+      DATABASE_URL: target.toString(),
+      MIGRATIONS_RUN: 'true',
+      AUTH_MODE: 'none',
+    });
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+    if (relay?.listening) await new Promise((resolve) => relay.close(resolve));
+    await database?.drop();
+  });
+
+  it("logs the driver's code on the request's 503 and what the ping said on readiness's", async () => {
+    await request(service.baseUrl).get('/health/ready').expect(200);
+    // The outage: open connections cut, new ones refused.
+    await new Promise((resolve) => {
+      relay.close(resolve);
+      for (const socket of relayed) socket.destroy();
+    });
+
+    const response = await request(service.baseUrl)
+      .get(`${GET_TRANSACTION}/${DEMO_TRANSACTION}`)
+      .set('X-Request-Id', 'cut-off');
+    expect(response.status).toBe(503);
+    expect(response.text).not.toMatch(/ECONN|PROTOCOL_/);
+    const line = await requestLine(service, 'cut-off');
+    expect(line.err?.type).toBe('DatabaseUnavailableError');
+    expect(chain(line.err).map((failure) => failure.code)).toContainEqual(
+      expect.stringMatching(/^(ECONNREFUSED|ECONNRESET|PROTOCOL_CONNECTION_LOST)$/),
+    );
+
+    await request(service.baseUrl)
+      .get('/health/ready')
+      .set('X-Request-Id', 'ready-cut-off')
+      .expect(503);
+    const probe = await requestLine(service, 'ready-cut-off');
+    expect(probe.err?.type).toBe('ServiceNotReadyError');
+    expect(JSON.parse(probe.err?.cause?.message ?? '{}')).toMatchObject({
+      database: {
+        status: 'down',
+        code: expect.stringMatching(/^(ECONNREFUSED|ECONNRESET|PROTOCOL_CONNECTION_LOST)$/),
+        message: expect.any(String),
+      },
+    });
   });
 });
 
