@@ -390,10 +390,11 @@ describeOnMariaDb('a 503 on MariaDB names the network failure', () => {
       expect.stringMatching(/^(ECONNREFUSED|ECONNRESET|PROTOCOL_CONNECTION_LOST)$/),
     );
 
-    await request(service.baseUrl)
+    const notReady = await request(service.baseUrl)
       .get('/health/ready')
       .set('X-Request-Id', 'ready-cut-off')
       .expect(503);
+    expect(notReady.text).not.toMatch(/ECONN|PROTOCOL_/);
     const probe = await requestLine(service, 'ready-cut-off');
     expect(probe.err?.type).toBe('ServiceNotReadyError');
     expect(JSON.parse(probe.err?.cause?.message ?? '{}')).toMatchObject({
