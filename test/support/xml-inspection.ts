@@ -1,4 +1,4 @@
-import { parser as saxParser } from 'sax';
+import { SaxesParser } from 'saxes';
 
 /** An element of a response, with its attributes in document order and its children. */
 export interface InspectedElement {
@@ -10,28 +10,28 @@ export interface InspectedElement {
 
 /** Parses a response body strictly, keeping the order of elements and attributes. */
 export function inspectXml(text: string): InspectedElement {
-  const sax = saxParser(true);
+  const parser = new SaxesParser<{ xmlns: false }>({ xmlns: false });
   const stack: InspectedElement[] = [];
   let root: InspectedElement | undefined;
-  sax.onopentag = (tag) => {
+  parser.on('opentag', (tag) => {
     const element: InspectedElement = {
       name: tag.name,
-      attributes: Object.entries(tag.attributes as Record<string, string>),
+      attributes: Object.entries(tag.attributes),
       children: [],
       text: '',
     };
     if (stack.length > 0) stack[stack.length - 1].children.push(element);
     else root = element;
     stack.push(element);
-  };
-  sax.onclosetag = () => void stack.pop();
-  sax.ontext = (chunk) => {
+  });
+  parser.on('closetag', () => void stack.pop());
+  parser.on('text', (chunk) => {
     if (stack.length > 0) stack[stack.length - 1].text += chunk;
-  };
-  sax.onerror = (error) => {
+  });
+  parser.on('error', (error) => {
     throw error;
-  };
-  sax.write(text).close();
+  });
+  parser.write(text).close();
   if (!root) throw new Error('no root element');
   return root;
 }
