@@ -6,17 +6,18 @@ import { DataSource } from 'typeorm';
 import { APP_ENTITIES } from '../src/app.entities';
 import { loadAppConfig } from '../src/config/app-config';
 import { dataSourceOptions } from '../src/database/data-source-options';
-import { TransactionReadStatement } from '../src/transaction/transaction-read.statement';
+import { TransactionReadStatements } from '../src/transaction/transaction-read.statements';
 
 /**
  * The framework's ceiling for GetTransaction: a bare NestJS-on-Express app whose one route runs
- * GetTransaction's own SELECT with the driver alone (mysql2, or better-sqlite3 on the embedded
+ * GetTransaction's own two SELECTs with the driver alone (mysql2, or better-sqlite3 on the embedded
  * database) and sends its rows as JSON, the transaction with its items, values as the driver gives
  * them. Arguments: port, the service's DATABASE_URL.
  */
 const [port, databaseUrl] = process.argv.slice(2);
 
 type Row = Record<string, unknown>;
+type Statement = keyof TransactionReadStatements['sql'];
 
 /** What the route uses of the drivers' connections: better-sqlite3's, or mysql2's pool. */
 interface Connections {
@@ -26,21 +27,24 @@ interface Connections {
 
 /**
  * Opens the database as the service opens it (its options, so on MySQL its pool) and returns a
- * function running GetTransaction's statement, as the service builds it, for one id with the driver
- * alone: better-sqlite3's prepared statement, or a query on mysql2's pool.
+ * function running one of GetTransaction's statements, as the service builds them, for one id with the
+ * driver alone: better-sqlite3's prepared statements, or queries on mysql2's pool.
  */
-async function transactionQuery(): Promise<(id: number) => Promise<Row[]>> {
+async function transactionQueries(): Promise<(statement: Statement, id: number) => Promise<Row[]>> {
   const config = loadAppConfig({ DATABASE_URL: databaseUrl }, { serving: false });
   const dataSource = new DataSource(dataSourceOptions(config.database, APP_ENTITIES));
   await dataSource.initialize();
-  const { sql } = new TransactionReadStatement(dataSource);
+  const { sql } = new TransactionReadStatements(dataSource);
   const { databaseConnection, pool } = dataSource.driver as unknown as Connections;
   if (databaseConnection) {
-    const statement = databaseConnection.prepare(sql);
-    return (id) => Promise.resolve(statement.all(id) as Row[]);
+    const prepared = {
+      transaction: databaseConnection.prepare(sql.transaction),
+      checklist: databaseConnection.prepare(sql.checklist),
+    };
+    return (statement, id) => Promise.resolve(prepared[statement].all(id) as Row[]);
   }
   const queries = pool!.promise();
-  return async (id) => (await queries.query(sql, [id]))[0] as Row[];
+  return async (statement, id) => (await queries.query(sql[statement], [id]))[0] as Row[];
 }
 
 /** The members of `row` whose result name starts with `table.`, under their own names. */
@@ -52,19 +56,20 @@ function membersOf(row: Row, table: string): Row {
 }
 
 async function main(): Promise<void> {
-  const run = await transactionQuery();
+  const query = await transactionQueries();
 
   @Controller()
   class ReadController {
     @Get('transaction/:id')
     async read(@Param('id') id: string): Promise<Row> {
-      const rows = await run(Number(id));
-      if (rows.length === 0) throw new NotFoundException();
+      const [row] = await query('transaction', Number(id));
+      if (!row) throw new NotFoundException();
+      const checklist = await query('checklist', Number(id));
       return {
-        ...membersOf(rows[0], 'transaction'),
-        requirements: rows.map((row) => ({
-          ...membersOf(row, 'item'),
-          ...membersOf(row, 'requirement'),
+        ...membersOf(row, 'transaction'),
+        requirements: checklist.map((item) => ({
+          ...membersOf(item, 'item'),
+          ...membersOf(item, 'requirement'),
         })),
       };
     }

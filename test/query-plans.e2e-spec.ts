@@ -97,7 +97,8 @@ describeOnEachDatabase('Query plans of the per-transaction routes', (context: Su
     [
       'GetTransaction',
       () => context.http.get(`/api/Transaction/GetTransaction/${PROBED}`).expect(200),
-      1,
+      // The transaction's row, then its checklist with the catalogue and the row's version.
+      2,
     ],
     [
       'GetAgentHistory',

@@ -9,7 +9,10 @@ import {
   type AgentChange,
 } from './agent-chain';
 import { AgentChainStatements } from './agent-chain.statements';
-import { TransactionReadStatement, type VersionedTransaction } from './transaction-read.statement';
+import {
+  TransactionReadStatements,
+  type VersionedTransaction,
+} from './transaction-read.statements';
 import { type AgentAssignmentDto } from './dto/agent-assignment.dto';
 import { AgentAssignmentEntity } from './entities/agent-assignment.entity';
 import { TransactionEntity } from './entities/transaction.entity';
@@ -34,17 +37,17 @@ const IDEMPOTENT: WriteOptions = { idempotent: true };
 @Injectable()
 export class TransactionService {
   private readonly statements: AgentChainStatements;
-  private readonly reading: TransactionReadStatement;
+  private readonly reading: TransactionReadStatements;
 
   constructor(
     private readonly unitOfWork: UnitOfWork,
     @InjectDataSource() dataSource: DataSource,
   ) {
     this.statements = new AgentChainStatements(dataSource);
-    this.reading = new TransactionReadStatement(dataSource);
+    this.reading = new TransactionReadStatements(dataSource);
   }
 
-  /** One transaction with its checklist, joined to the catalogue, in one statement. */
+  /** One transaction with its checklist and each item's catalogue record, as stood at one version. */
   async findOne(transactionId: number): Promise<VersionedTransaction> {
     const found = await this.unitOfWork.read((manager) =>
       this.reading.read(manager, transactionId),

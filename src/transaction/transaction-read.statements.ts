@@ -14,6 +14,8 @@ interface SelectedMember {
   readonly alias: string;
 }
 
+type Row = Record<string, unknown>;
+
 /** A transaction as read, with the version its ETag names. */
 export interface VersionedTransaction {
   readonly transaction: TransactionDto;
@@ -21,16 +23,19 @@ export interface VersionedTransaction {
 }
 
 /**
- * GetTransaction's one statement, written out once from the entities' metadata: the transaction, its
- * checklist and each item's catalogue record, a row per item (one row of empty items for an empty
- * checklist), items in requirement_id order. GetTransaction runs on every read, and TypeORM's query
- * builder would rebuild the statement and hydrate three entities per row each time. Values still go
- * through the driver's own conversions, so dates, booleans and decimals are what an entity read gives.
+ * GetTransaction's two statements, written out once from the entities' metadata: the transaction's
+ * row, then its checklist with each item's catalogue record (items in requirement_id order; one row of
+ * empty items for an empty checklist) and the transaction's version again. GetTransaction runs on
+ * every read, and TypeORM's query builder would rebuild a joined statement and hydrate three entities
+ * per row each time; a joined row repeats the transaction's fifty columns for every item, which costs
+ * SQLite four times the two statements. Values still go through the driver's own conversions, so
+ * dates, booleans and decimals are what an entity read gives.
  */
-export class TransactionReadStatement {
-  readonly sql: string;
+export class TransactionReadStatements {
+  readonly sql: { readonly transaction: string; readonly checklist: string };
   /** The transaction's members in wire order, each from its column. */
   private readonly transactionMembers: readonly SelectedMember[];
+  /** Read by both statements: a checklist read at another version is not this row's. */
   private readonly version: SelectedMember;
   /** An item's members in wire order: its own stamp and submitted, the rest from its catalogue record. */
   private readonly itemMembers: readonly SelectedMember[];
@@ -62,20 +67,26 @@ export class TransactionReadStatement {
     });
     this.itemKey = select('item', items.findColumnWithPropertyName('requirement_id')!, '').alias;
 
-    const selected = [...this.transactionMembers, this.version, ...this.itemMembers]
-      .map(({ column, alias }) => {
-        const table = alias.slice(0, alias.indexOf('.'));
-        return `${escape(table)}.${escape(column.databaseName)} AS ${escape(alias)}`;
-      })
-      .join(', ');
+    const selected = (members: readonly SelectedMember[]) =>
+      members
+        .map(({ column, alias }) => {
+          const table = alias.slice(0, alias.indexOf('.'));
+          return `${escape(table)}.${escape(column.databaseName)} AS ${escape(alias)}`;
+        })
+        .join(', ');
     const column = (table: string, metadata: typeof items, property: string) =>
       `${escape(table)}.${escape(metadata.findColumnWithPropertyName(property)!.databaseName)}`;
-    this.sql =
-      `SELECT ${selected} FROM ${escape(transactions.tableName)} ${escape('transaction')}` +
-      ` LEFT JOIN ${escape(items.tableName)} ${escape('item')} ON ${column('item', items, 'transaction_id')} = ${column('transaction', transactions, 'transaction_id')}` +
-      ` LEFT JOIN ${escape(catalogue.tableName)} ${escape('requirement')} ON ${column('requirement', catalogue, 'requirement_id')} = ${column('item', items, 'requirement_id')}` +
-      ` WHERE ${column('transaction', transactions, 'transaction_id')} = ?` +
-      ` ORDER BY ${column('item', items, 'requirement_id')} ASC`;
+    const from = `FROM ${escape(transactions.tableName)} ${escape('transaction')}`;
+    const where = ` WHERE ${column('transaction', transactions, 'transaction_id')} = ?`;
+    this.sql = {
+      transaction: `SELECT ${selected([...this.transactionMembers, this.version])} ${from}${where}`,
+      checklist:
+        `SELECT ${selected([this.version, ...this.itemMembers])} ${from}` +
+        ` LEFT JOIN ${escape(items.tableName)} ${escape('item')} ON ${column('item', items, 'transaction_id')} = ${column('transaction', transactions, 'transaction_id')}` +
+        ` LEFT JOIN ${escape(catalogue.tableName)} ${escape('requirement')} ON ${column('requirement', catalogue, 'requirement_id')} = ${column('item', items, 'requirement_id')}` +
+        where +
+        ` ORDER BY ${column('item', items, 'requirement_id')} ASC`,
+    };
   }
 
   /** The transaction with its checklist, or undefined when there is none by that id. */
@@ -83,41 +94,43 @@ export class TransactionReadStatement {
     manager: EntityManager,
     transactionId: number,
   ): Promise<VersionedTransaction | undefined> {
-    // Where a query builder's read goes: a replica when there are replicas, outside a transaction.
+    // Both statements on one connection: a replica's when there are replicas, as a query builder's
+    // read outside a transaction.
     const runner =
       manager.queryRunner ??
       this.dataSource.createQueryRunner(this.dataSource.defaultReplicationModeForReads());
     try {
-      return this.hydrate(
-        (await runner.query(this.sql, [transactionId])) as Array<Record<string, unknown>>,
-      );
+      for (;;) {
+        const [row] = (await runner.query(this.sql.transaction, [transactionId])) as Row[];
+        if (!row) return undefined;
+        const checklist = (await runner.query(this.sql.checklist, [transactionId])) as Row[];
+        // Written between the two reads (the version moves with every change of the row or its
+        // checklist): read both again, so the answer is the transaction as it stood at one time.
+        if (checklist[0]?.[this.version.alias] === row[this.version.alias])
+          return this.hydrate(row, checklist);
+      }
     } finally {
       if (runner !== manager.queryRunner) await runner.release();
     }
   }
 
-  private hydrate(rows: Array<Record<string, unknown>>): VersionedTransaction | undefined {
-    const [first] = rows;
-    if (!first) return undefined;
-    const transaction = this.record(first, this.transactionMembers);
+  private hydrate(row: Row, checklist: readonly Row[]): VersionedTransaction {
+    const transaction = this.record(row, this.transactionMembers);
     const requirements = [];
-    for (const row of rows) {
-      if (row[this.itemKey] !== null) requirements.push(this.record(row, this.itemMembers));
+    for (const item of checklist) {
+      if (item[this.itemKey] !== null) requirements.push(this.record(item, this.itemMembers));
     }
     transaction.requirements = requirements;
-    return {
-      transaction,
-      version: this.value(first, this.version) as number,
-    };
+    return { transaction, version: this.value(row, this.version) as number };
   }
 
-  private record(row: Record<string, unknown>, members: readonly SelectedMember[]) {
+  private record(row: Row, members: readonly SelectedMember[]) {
     const record: Record<string, unknown> = {};
     for (const member of members) record[member.name] = this.value(row, member) ?? null;
     return record;
   }
 
-  private value(row: Record<string, unknown>, { column, alias }: SelectedMember): unknown {
+  private value(row: Row, { column, alias }: SelectedMember): unknown {
     return this.dataSource.driver.prepareHydratedValue(row[alias], column);
   }
 }
