@@ -4,7 +4,12 @@
  */
 export { JSON_MEDIA_TYPES, JsonCodec } from './codecs/json.codec';
 export { REQUEST_QUOTAS, type WireReader } from './codecs/wire-codec';
-export { XML_MEDIA_TYPES, XML_SCHEMA_INSTANCE, XmlCodec } from './codecs/xml.codec';
+export {
+  XML_MEDIA_TYPES,
+  XML_SCHEMA_INSTANCE,
+  XmlCodec,
+  XmlCollectionReader,
+} from './codecs/xml.codec';
 export { Int32ParamPipe } from './http/int32-param.pipe';
 export { RouteMethods } from './http/route-methods';
 export { VersionedBody, type VersionedSnapshot } from './http/versioned-body';

@@ -137,6 +137,17 @@ class XmlTreeReader {
     );
   }
 
+  /** Reads the next piece of a document that arrives in pieces (a file read as a stream). */
+  write(piece: string): void {
+    this.parser.write(piece);
+  }
+
+  /** Ends a document written in pieces: its root element, or the reason it is incomplete. */
+  end(): XmlElement {
+    this.parser.close();
+    return this.root ?? refuse('The request body holds no XML element.');
+  }
+
   /** Reads the whole document, pausing after each slice. */
   *read(text: string): Steps<XmlElement> {
     for (let at = 0; at < text.length; at += WRITE_SLICE) {
@@ -299,6 +310,59 @@ function plainMembers(element: XmlElement): PlainRecord {
 function plainValue(element: XmlElement): unknown {
   if (element.nil) return null;
   return element.children.length === 0 ? element.text : plainMembers(element);
+}
+
+/**
+ * A collection document (`ArrayOfTransaction`) read in pieces, for data import: each record is bound
+ * as its element closes, by the rules of `XmlCodec.decodeList`, so memory holds a piece and a record
+ * whatever the document's size. Errors are MalformedBodyError; `failedRecord` tells whether one
+ * was a record's (its number, from 1) or the document's.
+ */
+export class XmlCollectionReader {
+  private readonly reader: XmlTreeReader;
+  private ready: BoundRecord[] = [];
+  private started = false;
+  private recordsRead = 0;
+  private binding = false;
+
+  constructor(private readonly model: WireModel) {
+    this.reader = new XmlTreeReader(IMPORT_QUOTAS, (element, rootName) => {
+      this.checkRoot(rootName);
+      if (element.name !== model.name) return;
+      this.recordsRead++;
+      this.binding = true;
+      if (element.nil) throw new MalformedBodyError('The record is nil.');
+      this.ready.push(runSteps(bindRecord(model, element)));
+      this.binding = false;
+    });
+  }
+
+  /** The number of the record whose binding failed, if that is what failed. */
+  get failedRecord(): number | undefined {
+    return this.binding ? this.recordsRead : undefined;
+  }
+
+  /** The records that the piece completes, in document order. */
+  write(piece: string): BoundRecord[] {
+    if (!this.started) {
+      this.started = true;
+      checkDeclaredEncoding(piece, 'utf-8');
+    }
+    this.reader.write(piece);
+    const records = this.ready;
+    this.ready = [];
+    return records;
+  }
+
+  /** Ends the document; throws when it is not a whole collection document. */
+  end(): void {
+    this.checkRoot(this.reader.end().name);
+  }
+
+  private checkRoot(name: string): void {
+    if (name !== this.model.collectionName)
+      throw new MalformedBodyError(`The root element must be ${this.model.collectionName}.`);
+  }
 }
 
 const TEXT_ESCAPES: Record<string, string> = {
