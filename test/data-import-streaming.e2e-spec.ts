@@ -133,6 +133,46 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
     expect(await history(1)).toHaveLength(1);
   });
 
+  it('reads an ArrayOfTransaction of thousands of records as a stream, naming an invalid one far into it', async () => {
+    const single = (await transaction(1).set('Accept', 'application/xml').expect(200)).text.replace(
+      /^<Transaction [^>]*>/,
+      '<Transaction>',
+    );
+    const recordOf = (id: number, loanterm = '20') =>
+      single
+        .replace(/<transaction_id>1</, `<transaction_id>${id}<`)
+        .replace(/<loanterm>[^<]*</, `<loanterm>${loanterm}<`);
+    const document = (records: string[]) =>
+      `<ArrayOfTransaction xmlns:i="http://www.w3.org/2001/XMLSchema-instance" xmlns="http://schemas.datacontract.org/2004/07/PropertySales.Models">${records.join('\n')}</ArrayOfTransaction>`;
+    const ids = Array.from({ length: MANY }, (_, index) => 10001 + index);
+
+    const outOfRange = ids.map((id, index) => recordOf(id, index === 2999 ? '0' : '20'));
+    const path = await fixture('late-invalid.xml', document(outOfRange));
+    const invalid = await runImport('--transactions', path);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain(`${path}, record 3000 (transaction_id 13000) is invalid:`);
+    expect(invalid.stderr).toContain('transaction.loanterm');
+
+    const unreadable = ids.map((id, index) => recordOf(id, index === 1999 ? 'twenty' : '20'));
+    const unreadablePath = await fixture('late-unreadable.xml', document(unreadable));
+    const refused = await runImport('--transactions', unreadablePath);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${unreadablePath}, record 2000:`);
+    expect(refused.stderr).toContain("The value 'twenty' is not valid for loanterm.");
+    await transaction(10001).expect(404);
+
+    const valid = await runImport(
+      '--transactions',
+      await fixture('many.xml', document(ids.map((id) => recordOf(id)))),
+    );
+    expect(valid.code).toBe(0);
+    expect(valid.stdout).toContain(`transactions: ${MANY} created, 0 updated`);
+    expect((await transaction(10000 + MANY).expect(200)).body).toMatchObject({
+      transaction_id: 10000 + MANY,
+      brokername: 'New Broker',
+    });
+  });
+
   it('leaves the data as it was when the process is killed in the middle of an import', async () => {
     const before = {
       first: (await transaction(1)).text,

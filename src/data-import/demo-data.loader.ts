@@ -6,7 +6,6 @@ import { RequirementDto } from '../requirement/dto/requirement.dto';
 import { RequirementTypeEntity } from '../requirement/entities/requirement-type.entity';
 import { TransactionDto } from '../transaction/dto/transaction.dto';
 import { TransactionEntity } from '../transaction/entities/transaction.entity';
-import { WireFormats } from '../wire';
 import { ImportService } from './import.service';
 import { recordFile } from './record-files';
 
@@ -24,7 +23,6 @@ export class DemoDataLoader implements OnApplicationBootstrap {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly unitOfWork: UnitOfWork,
     private readonly importer: ImportService,
-    private readonly formats: WireFormats,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -40,16 +38,11 @@ export class DemoDataLoader implements OnApplicationBootstrap {
     const summary = await this.importer.run({
       requirements: {
         source: 'demo requirements',
-        records: await recordFile(
-          requirementsFile,
-          this.formats,
-          RequirementDto,
-          'requirement_type_id',
-        ),
+        records: await recordFile(requirementsFile, RequirementDto, 'requirement_type_id'),
       },
       transactions: {
         source: 'demo transactions',
-        records: await recordFile(transactionsFile, this.formats, TransactionDto, 'transaction_id'),
+        records: await recordFile(transactionsFile, TransactionDto, 'transaction_id'),
       },
     });
     this.logger.log(

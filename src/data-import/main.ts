@@ -2,7 +2,6 @@ import { parseArgs } from 'node:util';
 import { ConfigurationError } from '../config/app-config';
 import { RequirementDto } from '../requirement/dto/requirement.dto';
 import { TransactionDto } from '../transaction/dto/transaction.dto';
-import { WireFormats } from '../wire';
 import { createCommandContext } from './command-context';
 import { ImportError } from './import-records';
 import { type ImportBatch, ImportService, type ImportSummary } from './import.service';
@@ -67,7 +66,6 @@ async function run(argv: string[]): Promise<number> {
   // From the first record read: the rate is the data's, not the start-up's.
   const started = Date.now();
   try {
-    const formats = context.get(WireFormats);
     const report = new ProgressReport(process.stderr, options.quiet ?? false);
     const files: RecordFile<object>[] = [];
     const batch: {
@@ -76,7 +74,6 @@ async function run(argv: string[]): Promise<number> {
     if (options.requirements) {
       const file = await recordFile(
         options.requirements,
-        formats,
         RequirementDto,
         'requirement_type_id',
         options.acquisitions === undefined ? undefined : { path: options.acquisitions },
@@ -87,7 +84,6 @@ async function run(argv: string[]): Promise<number> {
     if (options.transactions) {
       const file = await recordFile(
         options.transactions,
-        formats,
         TransactionDto,
         'transaction_id',
         options.checklist === undefined ? undefined : { path: options.checklist },

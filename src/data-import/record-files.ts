@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Readable } from 'node:stream';
 import { parse as parseCsv, type Parser as CsvParser } from 'csv-parse';
@@ -8,9 +8,9 @@ import {
   JsonCodec,
   MalformedBodyError,
   type WireClass,
-  type WireFormats,
   type WireModel,
   wireModelOf,
+  XmlCollectionReader,
 } from '../wire';
 import { ImportError, recordLabel, validRecord } from './import-records';
 import { jsonArrayItems, NotAJsonArrayError } from './json-array-items';
@@ -118,28 +118,37 @@ async function* jsonRecords(
   }
 }
 
-/** An `ArrayOf…` document, read whole by the service's own XML reader. */
+/** An `ArrayOf…` document, each record bound by the XML codec's rules as its element closes. */
 async function* xmlRecords(
   path: string,
-  formats: WireFormats,
   model: WireModel,
   progress: { bytesRead: number },
 ): AsyncGenerator<{ record: BoundRecord; index: number }> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw unreadable(path, error);
+  const reader = new XmlCollectionReader(model);
+  let index = 0;
+  const readable = (error: unknown) => {
+    if (!(error instanceof MalformedBodyError)) return error;
+    const record = reader.failedRecord;
+    return new ImportError(
+      record === undefined
+        ? `${path}: ${error.message}`
+        : `${path}, record ${record}: ${error.message}`,
+    );
+  };
+  for await (const piece of textOf(bytesOf(path, progress))) {
+    let records: BoundRecord[];
+    try {
+      records = reader.write(piece);
+    } catch (error) {
+      throw readable(error);
+    }
+    for (const record of records) yield { record, index: index++ };
   }
-  progress.bytesRead = Buffer.byteLength(text);
-  let bound: BoundRecord[];
   try {
-    bound = formats.readerFor('application/xml')!.decodeList!(text, model);
+    reader.end();
   } catch (error) {
-    if (error instanceof MalformedBodyError) throw new ImportError(`${path}: ${error.message}`);
-    throw error;
+    throw readable(error);
   }
-  for (const [index, record] of bound.entries()) yield { record, index };
 }
 
 /**
@@ -227,7 +236,6 @@ async function* csvRecords(
 /** Opens an import file by its extension, as a stream of records validated one by one. */
 export async function recordFile<T extends object>(
   path: string,
-  formats: WireFormats,
   type: WireClass<T>,
   idName: keyof T & string,
   list?: ListFile,
@@ -249,7 +257,7 @@ export async function recordFile<T extends object>(
       case 'json':
         return jsonRecords(path, model, progress);
       case 'xml':
-        return xmlRecords(path, formats, model, progress);
+        return xmlRecords(path, model, progress);
       case 'csv':
         return csvRecords(path, model, idName, list, progress);
     }
