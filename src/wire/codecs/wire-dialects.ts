@@ -25,10 +25,15 @@ import { type WireScalarKind } from '../model/wire-model';
  */
 export type WireDialect = Readonly<Record<WireScalarKind, (value: unknown) => unknown>>;
 
-const isInt32 = (value: bigint) => value >= BigInt(INT32_MIN) && value <= BigInt(INT32_MAX);
+const LOWEST = BigInt(INT32_MIN);
+const HIGHEST = BigInt(INT32_MAX);
+const isInt32 = (value: bigint) => value >= LOWEST && value <= HIGHEST;
+/** Digits alone, too few to pass an Int32's bounds: most integers a client sends. */
+const PLAIN_DIGITS = /^\d{1,9}$/;
 
 /** Whole numbers as `Int32.Parse` with the given white space and sign rules reads them. */
 function readInteger(text: string, whitespace: RegExp): number | undefined {
+  if (PLAIN_DIGITS.test(text)) return Number(text);
   const body = text.replace(whitespace, '').replace(/^([+-]?)0+(?=\d)/, '$1');
   // Longer than any Int32: refused before BigInt spends time on it.
   if (!/^[+-]?\d{1,10}$/.test(body)) return undefined;
@@ -90,6 +95,15 @@ function overflowsDouble(value: unknown): boolean {
 const JSON_READERS: WireDialect = {
   int: (value) => {
     if (value === null || value === '') return null;
+    // What nearly every client sends, JSON.parse read exactly.
+    if (
+      typeof value === 'number' &&
+      Number.isInteger(value) &&
+      value >= INT32_MIN &&
+      value <= INT32_MAX
+    )
+      // An Int32 has no negative zero.
+      return value === 0 ? 0 : value;
     if (isJsonNumber(value)) {
       if (/^-?(?:Infinity|NaN)$/.test(textOf(value))) return new UnreadableValue(textOf(value));
       // Json.NET wrapped a hexadecimal or octal numeral of up to 32 bits into an Int32 (0xFFFFFFFF is -1).
