@@ -206,6 +206,44 @@ describeOnEachDatabase('npm run data:export', (context: SuiteContext) => {
       });
     });
 
+    it('reads a bit column as SQL Server exports it, 1 or 0, as the boolean it stands for', async () => {
+      const transactionsFile = join(directory, 'bits-transactions.csv');
+      const checklistFile = join(directory, 'bits-checklist.csv');
+      await writeFile(
+        transactionsFile,
+        ['transaction_id,financetype,locked,reservation_paid,clientname', '42,Cash,1,0,1'].join(
+          '\r\n',
+        ),
+      );
+      await writeFile(
+        checklistFile,
+        ['transaction_id,requirement_id,submitted', '42,11,1', '42,12,0'].join('\r\n'),
+      );
+      const result = await runImport(
+        context.database.url,
+        '--transactions',
+        transactionsFile,
+        '--checklist',
+        checklistFile,
+      );
+      expect({ code: result.code, stderr: result.stderr }).toEqual({
+        code: 0,
+        stderr: expect.any(String),
+      });
+      expect(
+        (await context.http.get('/api/Transaction/GetTransaction/42').expect(200)).body,
+      ).toMatchObject({
+        locked: true,
+        reservation_paid: false,
+        // Text stays text.
+        clientname: '1',
+        requirements: [
+          { requirement_id: 11, submitted: true },
+          { requirement_id: 12, submitted: false },
+        ],
+      });
+    });
+
     it('names the file, record, id and field of an invalid row, and of a checklist row out of place', async () => {
       const transactionsFile = join(directory, 'invalid.csv');
       await writeFile(

@@ -167,12 +167,35 @@ function csvRows(path: string, progress: { bytesRead: number }): CsvParser {
   return parser;
 }
 
+const booleanNames = new WeakMap<WireModel, ReadonlySet<string>>();
+
+/**
+ * SQL Server exports a bit column as 1 or 0: each is read as the boolean it stands for, where the
+ * column is a boolean member; any other text is read by the JSON reader's rules.
+ */
+function readBits(row: Record<string, unknown>, model: WireModel): Record<string, unknown> {
+  let names = booleanNames.get(model);
+  if (!names) {
+    names = new Set(
+      model.members
+        .filter((member) => member.kind === 'boolean')
+        .map((member) => member.name.toLowerCase()),
+    );
+    booleanNames.set(model, names);
+  }
+  for (const key in row) {
+    const value = row[key];
+    if ((value === '1' || value === '0') && names.has(key.toLowerCase())) row[key] = value === '1';
+  }
+  return row;
+}
+
 const csvError = (path: string, error: unknown) =>
   error instanceof ImportError ? error : new ImportError(`${path}: ${(error as Error).message}`);
 
 /**
  * Rows of a CSV file, bound by the JSON reader's rules for strings (numbers, dates and booleans as
- * §3 of the contract reads them in JSON). With a list file, each record's list member holds the list
+ * §3 of the contract reads them in JSON), bits written 1 or 0 read as booleans. With a list file, each record's list member holds the list
  * file's rows whose `idName` equals the record's; the list file lists them in the records' order.
  */
 async function* csvRecords(
@@ -183,6 +206,7 @@ async function* csvRecords(
   progress: { bytesRead: number },
 ): AsyncGenerator<{ record: BoundRecord; index: number }> {
   const listMember = model.members.find((member) => member.kind === 'list');
+  const itemModel = listMember?.kind === 'list' ? wireModelOf(listMember.item()) : undefined;
   const items = list && csvRows(list.path, { bytesRead: 0 })[Symbol.asyncIterator]();
   let pending: { row: Record<string, unknown>; index: number } | undefined;
   let itemIndex = 0;
@@ -216,12 +240,12 @@ async function* csvRecords(
         const id = recordId(row);
         const listed: Record<string, unknown>[] = [];
         while (pending && id != null && itemId(pending.row) === id) {
-          listed.push(pending.row);
+          listed.push(itemModel ? readBits(pending.row, itemModel) : pending.row);
           pending = await nextItem();
         }
         row[listMember.name] = listed;
       }
-      yield { record: JSON_CODEC.bindList([row], model)[0], index: index++ };
+      yield { record: JSON_CODEC.bindList([readBits(row, model)], model)[0], index: index++ };
     }
   } catch (error) {
     throw csvError(path, error);
