@@ -83,6 +83,11 @@ describe('readJsonDocument', () => {
       ['members, in valid JSON', readJsonDocument, (count: number) => members(count)],
       ['members, in the lenient syntax', readJsonDocument, (count: number) => members(count, "'")],
       ['members, in standard JSON', readStandardJsonDocument, (count: number) => members(count)],
+      [
+        'members whose values end in an escaped backslash',
+        readJsonDocument,
+        (count: number) => members(count).replace(/:(\d+)/g, ':"$1\\\\"'),
+      ],
       ['empty records in a list', readJsonDocument, (count: number) => items(count, '{}')],
       ['numbers in a list', readStandardJsonDocument, (count: number) => items(count, '0')],
     ])('reads %s at the quota, and refuses one more', (_, read, document) => {

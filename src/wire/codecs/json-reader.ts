@@ -50,6 +50,17 @@ const tooDeep = (maxDepth: number) =>
  * It reads the lenient syntax too (strings in either quote, comments), which valid JSON is a part of,
  * and stops where the first value ends, as the readers do.
  */
+const QUOTE = 0x22;
+const APOSTROPHE = 0x27;
+const SLASH = 0x2f;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const BACKSLASH = 0x5c;
+
 function checkQuotas(text: string, { maxDepth, maxElements }: DocumentQuotas): void {
   // Whether each open container is an array, innermost last.
   const inArray: boolean[] = [];
@@ -61,29 +72,32 @@ function checkQuotas(text: string, { maxDepth, maxElements }: DocumentQuotas): v
       );
   };
   for (let at = 0; at < text.length; at++) {
-    switch (text[at]) {
-      case '"':
-      case "'":
+    switch (text.charCodeAt(at)) {
+      case QUOTE:
+      case APOSTROPHE:
         at = stringEnd(text, at);
         break;
-      case '/':
+      case SLASH:
         at = commentEnd(text, at);
         break;
-      case ':':
+      case COLON:
         count();
         break;
-      case ',':
+      case COMMA:
         if (inArray[inArray.length - 1]) count();
         break;
-      case '{':
-      case '[':
+      case OPEN_BRACE:
         if (inArray.length === maxDepth) throw tooDeep(maxDepth);
-        inArray.push(text[at] === '[');
-        // An array's first item, or the empty array itself.
-        if (text[at] === '[') count();
+        inArray.push(false);
         break;
-      case '}':
-      case ']':
+      case OPEN_BRACKET:
+        if (inArray.length === maxDepth) throw tooDeep(maxDepth);
+        inArray.push(true);
+        // An array's first item, or the empty array itself.
+        count();
+        break;
+      case CLOSE_BRACE:
+      case CLOSE_BRACKET:
         inArray.pop();
         if (inArray.length === 0) return;
         break;
@@ -94,12 +108,15 @@ function checkQuotas(text: string, { maxDepth, maxElements }: DocumentQuotas): v
 /** Where the string opened by the quote at `start` ends (its closing quote), or the text's end. */
 function stringEnd(text: string, start: number): number {
   const quote = text[start];
-  for (let at = start + 1; at < text.length; at++) {
-    const character = text[at];
-    if (character === quote) return at;
-    if (character === '\\') at++;
+  for (let at = start + 1; ;) {
+    const end = text.indexOf(quote, at);
+    if (end < 0) return text.length;
+    // The quote is escaped when an odd number of backslashes precede it.
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return end;
+    at = end + 1;
   }
-  return text.length;
 }
 
 /** Where the comment starting at `start`, if one does, ends (its last character). */
