@@ -134,6 +134,15 @@ describe('XmlCodec reading', () => {
     });
   });
 
+  it('reads a character reference to any code point, as the legacy did, and no further', () => {
+    expect(decode('<Transaction><brokername>a&#1;b&#0;c&#x1F;</brokername></Transaction>')).toEqual(
+      { brokername: 'a\u0001b\u0000c\u001f' },
+    );
+    expect(() => decode('<Transaction><brokername>&#x110000;</brokername></Transaction>')).toThrow(
+      /not well-formed XML/,
+    );
+  });
+
   it('reads member names case-sensitively', () => {
     expect(decode('<Transaction><FinanceType>Cash</FinanceType></Transaction>')).toEqual({});
   });

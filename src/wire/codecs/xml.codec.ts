@@ -64,6 +64,31 @@ function closed(open: OpenElement): XmlElement {
   return open as XmlElement;
 }
 
+type ParserOptions = { xmlns: false; position: true };
+const NUMERIC_REFERENCE = /^#(?:x([0-9a-f]+)|([0-9]+))$/i;
+
+/**
+ * saxes, reading a character reference to any code point as the legacy's text reader did: XML 1.0
+ * forbids `&#0;`, `&#1;` or `&#xD800;`, and the legacy took them (its twin answers 204). What the
+ * value may hold is then validation's to say, as for any other text.
+ */
+class LegacyCharacterParser extends SaxesParser<ParserOptions> {}
+const saxesEntity = Reflect.get(SaxesParser.prototype, 'parseEntity') as (
+  this: SaxesParser<ParserOptions>,
+  entity: string,
+) => string;
+// saxes keeps parseEntity private: replaced on this subclass's prototype, never on an instance,
+// which would add a property to every parser (see the handler count below).
+Object.defineProperty(LegacyCharacterParser.prototype, 'parseEntity', {
+  value(this: SaxesParser<ParserOptions>, entity: string): string {
+    const match = NUMERIC_REFERENCE.exec(entity);
+    const code = match ? parseInt(match[1] ?? match[2], match[1] ? 16 : 10) : undefined;
+    return code !== undefined && code <= 0x10ffff
+      ? String.fromCodePoint(code)
+      : saxesEntity.call(this, entity);
+  },
+});
+
 /** Takes each child of a collection's root as it closes. */
 type RecordHandler = (record: XmlElement, rootName: string) => void;
 
@@ -78,7 +103,7 @@ const refuse = (reason: string): never => {
  * the root is handed on as it closes instead of being kept: a collection read record by record.
  */
 class XmlTreeReader {
-  private readonly parser = new SaxesParser<{ xmlns: false; position: true }>({
+  private readonly parser = new LegacyCharacterParser({
     xmlns: false,
     position: true,
   });
