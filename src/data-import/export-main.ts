@@ -1,11 +1,8 @@
-import { parseArgs } from 'node:util';
-import { ConfigurationError } from '../config/app-config';
 import { RequirementDto } from '../requirement/dto/requirement.dto';
 import { TransactionDto } from '../transaction/dto/transaction.dto';
 import { WireFormats } from '../wire';
-import { createCommandContext } from './command-context';
+import { createCommandContext, readDataFiles, runDataCommand } from './command-context';
 import { ExportService, type ExportTargets } from './export.service';
-import { ImportError } from './import-records';
 import { peakMemoryLine, ProgressReport, rateLine } from './progress';
 import { recordWriter } from './record-writers';
 
@@ -15,37 +12,8 @@ const USAGE =
 
 /** Writes the catalogue and the transactions to files, in the shapes the import reads back. */
 async function run(argv: string[]): Promise<number> {
-  let options: {
-    requirements?: string;
-    acquisitions?: string;
-    transactions?: string;
-    checklist?: string;
-    quiet?: boolean;
-  };
-  try {
-    options = parseArgs({
-      args: argv,
-      options: {
-        requirements: { type: 'string' },
-        acquisitions: { type: 'string' },
-        transactions: { type: 'string' },
-        checklist: { type: 'string' },
-        quiet: { type: 'boolean' },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (
-    (!options.requirements && !options.transactions) ||
-    (options.acquisitions && !options.requirements) ||
-    (options.checklist && !options.transactions)
-  ) {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
+  const options = readDataFiles(argv, USAGE);
+  if (!options) return 2;
   const context = await createCommandContext();
   // From the first record read: the rate is the data's, not the start-up's.
   const started = Date.now();
@@ -100,14 +68,4 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
-run(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    const message =
-      error instanceof ImportError || error instanceof ConfigurationError
-        ? error.message
-        : `Export failed: ${String(error)}`;
-    process.stderr.write(`\n${message}\n`);
-    process.exit(1);
-  },
-);
+runDataCommand(run, 'Export failed');

@@ -1,9 +1,6 @@
-import { parseArgs } from 'node:util';
-import { ConfigurationError } from '../config/app-config';
 import { RequirementDto } from '../requirement/dto/requirement.dto';
 import { TransactionDto } from '../transaction/dto/transaction.dto';
-import { createCommandContext } from './command-context';
-import { ImportError } from './import-records';
+import { createCommandContext, readDataFiles, runDataCommand } from './command-context';
 import { type ImportBatch, ImportService, type ImportSummary } from './import.service';
 import { peakMemoryLine, ProgressReport, rateLine } from './progress';
 import { type RecordFile, recordFile } from './record-files';
@@ -31,37 +28,8 @@ function describe(summary: ImportSummary, milliseconds: number): string {
  * database transaction: nothing is stored unless every record is valid.
  */
 async function run(argv: string[]): Promise<number> {
-  let options: {
-    requirements?: string;
-    acquisitions?: string;
-    transactions?: string;
-    checklist?: string;
-    quiet?: boolean;
-  };
-  try {
-    options = parseArgs({
-      args: argv,
-      options: {
-        requirements: { type: 'string' },
-        acquisitions: { type: 'string' },
-        transactions: { type: 'string' },
-        checklist: { type: 'string' },
-        quiet: { type: 'boolean' },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (
-    (!options.requirements && !options.transactions) ||
-    (options.acquisitions && !options.requirements) ||
-    (options.checklist && !options.transactions)
-  ) {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
+  const options = readDataFiles(argv, USAGE);
+  if (!options) return 2;
   const context = await createCommandContext();
   // From the first record read: the rate is the data's, not the start-up's.
   const started = Date.now();
@@ -104,14 +72,4 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
-run(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    const message =
-      error instanceof ImportError || error instanceof ConfigurationError
-        ? error.message
-        : `Import failed: ${String(error)}`;
-    process.stderr.write(`\n${message}\nNothing was imported.\n`);
-    process.exit(1);
-  },
-);
+runDataCommand(run, 'Import failed', 'Nothing was imported.\n');
