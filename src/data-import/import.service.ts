@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In } from 'typeorm';
@@ -10,14 +11,18 @@ import {
 } from '../requirement/entities/catalogue-version.entity';
 import { RequirementAcquisitionEntity } from '../requirement/entities/requirement-acquisition.entity';
 import { RequirementTypeEntity } from '../requirement/entities/requirement-type.entity';
-import { AGENT_CHAIN_FIELDS, type AgentChange } from '../transaction/agent-chain';
+import {
+  AGENT_CHAIN_FIELDS,
+  type AgentChainValue,
+  type AgentChange,
+} from '../transaction/agent-chain';
 import { TransactionDto } from '../transaction/dto/transaction.dto';
 import { AgentAssignmentEntity } from '../transaction/entities/agent-assignment.entity';
 import { TransactionRequirementEntity } from '../transaction/entities/transaction-requirement.entity';
 import { TransactionEntity } from '../transaction/entities/transaction.entity';
 import { pickWireScalars } from '../wire';
 import { ImportError, recordLabel } from './import-records';
-import { MultiRowStatements } from './import-statements';
+import { type EncodedRow, MultiRowStatements } from './import-statements';
 
 /** Validated records to load, read in order, labelled by where they came from (a file) for messages. */
 export interface RecordSource<T> {
@@ -49,6 +54,24 @@ export type ImportProgress = (source: string, records: number) => void;
 const BATCH = 1000;
 /** Batches read ahead of the one being written: reading overlaps writing, memory stays bounded. */
 const BATCHES_AHEAD = 2;
+
+/**
+ * Reading gives the event loop a turn at least this often: the database's answer to one statement is
+ * taken, and the next statement sent, while the file is read, instead of after a whole piece of it.
+ */
+const READ_SLICE_MS = 2;
+
+/** Tells when reading has run for READ_SLICE_MS without a turn of the event loop. */
+class ReadSlices {
+  private start = performance.now();
+
+  /** Gives the event loop its turn when the slice is spent. */
+  async pause(): Promise<void> {
+    if (performance.now() - this.start < READ_SLICE_MS) return;
+    await nextTurn();
+    this.start = performance.now();
+  }
+}
 
 /** Writes one after the other, while the reader goes on up to BATCHES_AHEAD batches ahead. */
 class WritePipeline {
@@ -116,10 +139,15 @@ function required(value: number | null | undefined, where: string, field: string
 type TransactionRow = Omit<TransactionEntity, 'row_version' | 'checklist'>;
 type ChecklistRow = Omit<TransactionRequirementEntity, 'transaction' | 'requirement'>;
 
-/** A transaction ready to write, with its checklist when the record carries one. */
+/**
+ * A transaction ready to write, encoded as it is read: its row, its agent chain (to compare with the
+ * stored one) and its checklist when the record carries one.
+ */
 interface TransactionWrite {
-  readonly row: TransactionRow;
-  readonly checklist?: readonly ChecklistRow[];
+  readonly id: number;
+  readonly chain: readonly AgentChainValue[];
+  readonly row: EncodedRow;
+  readonly checklist?: readonly EncodedRow[];
 }
 
 /**
@@ -250,12 +278,20 @@ export class ImportService {
     await WritePipeline.run(async (pipeline) => {
       let batch: TransactionWrite[] = [];
       let index = 0;
+      const slices = new ReadSlices();
       for await (const record of records) {
+        await slices.pause();
         const label = recordLabel(source, index, 'transaction_id', record.transaction_id);
         const id = required(record.transaction_id, label, 'transaction.transaction_id');
         ids.check(id, index);
+        const row: TransactionRow = {
+          ...pickWireScalars(TransactionDto, record),
+          transaction_id: id,
+        };
         batch.push({
-          row: { ...pickWireScalars(TransactionDto, record), transaction_id: id },
+          id,
+          chain: AGENT_CHAIN_FIELDS.map((field) => row[field]),
+          row: this.transactionRows.encode(row),
           checklist: record.requirements
             ? this.checklistOf(id, record.requirements, label, catalogued)
             : undefined,
@@ -281,7 +317,7 @@ export class ImportService {
     items: readonly RequirementAcquisitionDto[],
     label: string,
     catalogued: ReadonlySet<number>,
-  ): ChecklistRow[] {
+  ): EncodedRow[] {
     const seen = new UniqueIds((position) => `${label}, requirements[${position}]`);
     return items.map((item, position) => {
       const key = `transaction.requirements[${position}].requirement_id`;
@@ -291,12 +327,12 @@ export class ImportService {
         throw new ImportError(
           `${label}: ${key}: no catalogue record has requirement_id ${requirementId}.`,
         );
-      return {
+      return this.checklistRows.encode({
         transaction_id: transactionId,
         requirement_id: requirementId,
         submitted: item.submitted ?? null,
         stamp: item.stamp ?? null,
-      };
+      });
     });
   }
 
@@ -314,32 +350,32 @@ export class ImportService {
       (
         await manager.find(TransactionEntity, {
           select: ['transaction_id', ...AGENT_CHAIN_FIELDS],
-          where: { transaction_id: In(batch.map(({ row }) => row.transaction_id)) },
+          where: { transaction_id: In(batch.map(({ id }) => id)) },
         })
       ).map((row) => [row.transaction_id, row]),
     );
     const stamp = new Date();
     const history: Omit<AgentAssignmentEntity, 'assignment_id'>[] = [];
-    for (const { row } of batch) {
-      const before = stored.get(row.transaction_id);
+    for (const { id, chain } of batch) {
+      const before = stored.get(id);
       if (!before) continue;
-      const changes: AgentChange[] = AGENT_CHAIN_FIELDS.filter(
-        (field) => before[field] !== row[field],
-      ).map((field) => ({ field, before: before[field], after: row[field] }));
+      const changes: AgentChange[] = [];
+      AGENT_CHAIN_FIELDS.forEach((field, index) => {
+        if (before[field] !== chain[index])
+          changes.push({ field, before: before[field], after: chain[index] });
+      });
       if (changes.length > 0)
-        history.push({ transaction_id: row.transaction_id, stamp, changed_by: null, changes });
+        history.push({ transaction_id: id, stamp, changed_by: null, changes });
     }
     await this.transactionRows.upsert(
       manager,
       batch.map(({ row }) => row),
     );
     if (history.length > 0) await manager.insert(AgentAssignmentEntity, history);
-    const replaced = batch.filter(
-      ({ row, checklist }) => checklist && stored.has(row.transaction_id),
-    );
+    const replaced = batch.filter(({ id, checklist }) => checklist && stored.has(id));
     if (replaced.length > 0)
       await manager.delete(TransactionRequirementEntity, {
-        transaction_id: In(replaced.map(({ row }) => row.transaction_id)),
+        transaction_id: In(replaced.map(({ id }) => id)),
       });
     await this.checklistRows.insert(
       manager,
