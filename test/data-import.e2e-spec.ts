@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DataSource } from 'typeorm';
 import { TransactionDto } from '../src/transaction/dto/transaction.dto';
 import { wireModelOf } from '../src/wire';
 import { CATALOGUE, textOfLength, transactionRecord } from './support/fixtures';
@@ -391,6 +392,24 @@ describeOnEachDatabase('npm run data:import', (context: SuiteContext) => {
         tooLong('requirement.Acquisition[0].requirement_description'),
       );
       expect((await requirements()).map((type) => type.requirement_type_id)).not.toContain(43);
+    });
+  });
+
+  describe('inside the service (the demo data loads this way)', () => {
+    it('gives its connection back with the foreign key checks it had', async () => {
+      await context.running.seed({
+        requirements: CATALOGUE,
+        transactions: [transactionRecord(51)],
+      });
+      const dataSource = context.running.app.get(DataSource);
+      // The pool hands out the connection released last: the import's.
+      const [checks] = await dataSource.query<{ checks: number | string }[]>(
+        context.kind === 'sqlite'
+          ? 'SELECT foreign_keys AS checks FROM pragma_foreign_keys'
+          : 'SELECT @@SESSION.foreign_key_checks AS checks',
+      );
+      expect(Number(checks.checks)).toBe(1);
+      await transaction(51).expect(200);
     });
   });
 });
