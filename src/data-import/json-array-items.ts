@@ -49,97 +49,110 @@ export async function* jsonArrayItems(pieces: AsyncIterable<string>): AsyncGener
   let comment: '//' | '/*' | undefined;
   const items: string[] = [];
 
-  /** Scans `text` from `at` as far as it can be read; `ended` when no more text will come. */
+  /**
+   * Scans `text` from `at` as far as it can be read; `ended` when no more text will come. The loop
+   * works on local copies of the scanner's state, written back as it stops: a variable the closure
+   * shares is reloaded from memory on every use, and this loop visits every character of the file.
+   */
   const scan = (ended: boolean): void => {
-    const length = text.length;
-    while (at < length && !closed) {
+    const source = text;
+    const length = source.length;
+    let index = at;
+    let start = itemStart;
+    let nesting = depth;
+    let open = quote;
+    scanning: while (index < length && !closed) {
       if (comment) {
-        const end = text.indexOf(comment === '//' ? '\n' : '*/', at);
+        const end = source.indexOf(comment === '//' ? '\n' : '*/', index);
         if (end < 0) {
           // A '*' at the end may start the comment's end.
-          at = Math.max(at, length - 1);
-          return;
+          index = Math.max(index, length - 1);
+          break;
         }
         // Past the line's end, or past the '*/'.
-        at = comment === '//' ? end + 1 : end + 2;
+        index = comment === '//' ? end + 1 : end + 2;
         comment = undefined;
         continue;
       }
-      const code = text.charCodeAt(at);
-      if (quote !== 0) {
+      if (open !== 0) {
         // The next quote that no backslash escapes: a backslash escapes it when an odd run of them
         // stands right before it.
-        const end = text.indexOf(quote === Char.DoubleQuote ? '"' : "'", at);
+        const end = source.indexOf(open === Char.DoubleQuote ? '"' : "'", index);
         if (end < 0) {
-          at = length;
-          return;
+          index = length;
+          break;
         }
         let backslashes = 0;
-        while (text.charCodeAt(end - 1 - backslashes) === Char.Backslash) backslashes++;
-        at = end + 1;
-        if (backslashes % 2 === 0) quote = 0;
+        while (source.charCodeAt(end - 1 - backslashes) === Char.Backslash) backslashes++;
+        index = end + 1;
+        if (backslashes % 2 === 0) open = 0;
         continue;
       }
+      const code = source.charCodeAt(index);
       if (code === Char.Slash) {
-        if (at + 1 >= length && !ended) return;
-        const next = text.charCodeAt(at + 1);
+        if (index + 1 >= length && !ended) break;
+        const next = source.charCodeAt(index + 1);
         if (next === Char.Slash || next === Char.Asterisk) {
           comment = next === Char.Slash ? '//' : '/*';
-          at += 2;
+          index += 2;
           continue;
         }
-        if (itemStart < 0) throw new NotAJsonArrayError(`unexpected '/' at character ${at}`);
-        at++;
+        if (start < 0) throw new NotAJsonArrayError(`unexpected '/' at character ${index}`);
+        index++;
         continue;
       }
-      if (itemStart < 0) {
+      if (start < 0) {
         if (isSpace(code) || (opened && code === Char.Comma)) {
-          at++;
+          index++;
           continue;
         }
         if (!opened) {
           if (code !== Char.OpenBracket) throw new NotAJsonArrayError('it does not start with [');
           opened = true;
-          at++;
+          index++;
           continue;
         }
         if (code === Char.CloseBracket) {
           closed = true;
-          return;
+          break;
         }
-        itemStart = at;
-        depth = 0;
+        start = index;
+        nesting = 0;
       }
       switch (code) {
         case Char.DoubleQuote:
         case Char.SingleQuote:
-          quote = code;
+          open = code;
           break;
         case Char.OpenBrace:
         case Char.OpenBracket:
-          depth++;
+          nesting++;
           break;
         case Char.CloseBrace:
         case Char.CloseBracket:
-          if (depth === 0 && code === Char.CloseBrace)
-            throw new NotAJsonArrayError(`unexpected '}' at character ${at}`);
-          if (depth === 0) {
-            items.push(text.slice(itemStart, at));
-            itemStart = -1;
+          if (nesting === 0 && code === Char.CloseBrace)
+            throw new NotAJsonArrayError(`unexpected '}' at character ${index}`);
+          if (nesting === 0) {
+            items.push(source.slice(start, index));
+            start = -1;
             closed = true;
-            return;
+            break scanning;
           }
-          depth--;
+          nesting--;
           break;
         case Char.Comma:
-          if (depth === 0) {
-            items.push(text.slice(itemStart, at));
-            itemStart = -1;
+          if (nesting === 0) {
+            items.push(source.slice(start, index));
+            start = -1;
           }
           break;
       }
-      at++;
+      index++;
     }
+    at = index;
+    itemStart = start;
+    depth = nesting;
+    quote = open;
   };
 
   for await (const piece of pieces) {
