@@ -29,28 +29,37 @@ export function recordLabel(source: string, index: number, idName: string, id: u
  * Decimals must fit DECIMAL(15,4), dates the years both databases' DATETIME columns hold, and text
  * its columns' STORED_TEXT_LENGTH, whether or not the wire bounds the member.
  */
-function unstorableValues(model: WireModel, record: BoundRecord, path: string, into: ModelState) {
+function unstorableValues(
+  model: WireModel,
+  record: BoundRecord,
+  path: () => string,
+  into: ModelState,
+) {
   for (const member of model.members) {
     const value = record[member.name];
-    const key = `${path}.${member.name}`;
-    if (value instanceof ExactDecimal && !value.fitsColumn(DECIMAL_PRECISION, DECIMAL_SCALE)) {
-      into[key] = [
-        `The value '${value.toString()}' does not fit ${member.name}, a decimal of ${DECIMAL_PRECISION - DECIMAL_SCALE} whole and ${DECIMAL_SCALE} fraction digits; it is not rounded.`,
-      ];
-    } else if (value instanceof Date && !isStorableDate(value)) {
-      into[key] = [
-        `The date '${describeValue(value)}' of ${member.name} is outside the years 1000 to 9999 its column holds.`,
-      ];
-    } else if (typeof value === 'string' && value.length > STORED_TEXT_LENGTH) {
-      into[key] = [
-        `The field ${member.name} must be a string with a maximum length of ${STORED_TEXT_LENGTH}.`,
-      ];
+    // Each check is a type test first: a key is written only for a value that fails.
+    if (value instanceof ExactDecimal) {
+      if (!value.fitsColumn(DECIMAL_PRECISION, DECIMAL_SCALE))
+        into[`${path()}.${member.name}`] = [
+          `The value '${value.toString()}' does not fit ${member.name}, a decimal of ${DECIMAL_PRECISION - DECIMAL_SCALE} whole and ${DECIMAL_SCALE} fraction digits; it is not rounded.`,
+        ];
+    } else if (value instanceof Date) {
+      if (!isStorableDate(value))
+        into[`${path()}.${member.name}`] = [
+          `The date '${describeValue(value)}' of ${member.name} is outside the years 1000 to 9999 its column holds.`,
+        ];
+    } else if (typeof value === 'string') {
+      if (value.length > STORED_TEXT_LENGTH)
+        into[`${path()}.${member.name}`] = [
+          `The field ${member.name} must be a string with a maximum length of ${STORED_TEXT_LENGTH}.`,
+        ];
     } else if (member.kind === 'list' && Array.isArray(value)) {
       const itemModel = wireModelOf(member.item());
       value.forEach((item: unknown, index) => {
-        if (item === null) into[`${key}[${index}]`] = [`An item of ${member.name} is null.`];
+        const itemPath = () => `${path()}.${member.name}[${index}]`;
+        if (item === null) into[itemPath()] = [`An item of ${member.name} is null.`];
         else if (typeof item === 'object')
-          unstorableValues(itemModel, item as BoundRecord, `${key}[${index}]`, into);
+          unstorableValues(itemModel, item as BoundRecord, itemPath, into);
       });
     }
   }
@@ -60,7 +69,7 @@ function unstorableValues(model: WireModel, record: BoundRecord, path: string, i
 function toStorableDto<T extends object>(type: WireClass<T>, record: BoundRecord): T {
   const model = wireModelOf(type);
   const unstorable: ModelState = {};
-  unstorableValues(model, record, model.parameterName, unstorable);
+  unstorableValues(model, record, () => model.parameterName, unstorable);
   let wireViolations: ModelState = {};
   let dto: T | undefined;
   try {

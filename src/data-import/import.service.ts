@@ -134,12 +134,15 @@ class UniqueIds {
 /** Rows a catalogue statement carries: far below both databases' limits on bound parameters. */
 const CATALOGUE_CHUNK = 200;
 
-function required(value: number | null | undefined, where: string, field: string): number {
-  if (value === null || value === undefined)
-    throw new ImportError(
-      `${where}: ${field}: The ${field.replace(/.*\./, '')} field is required.`,
-    );
-  return value;
+/** `where` and `field` are written out only for a missing value: most records have it. */
+function required(
+  value: number | null | undefined,
+  where: () => string,
+  field: () => string,
+): number {
+  if (value !== null && value !== undefined) return value;
+  const name = field();
+  throw new ImportError(`${where()}: ${name}: The ${name.replace(/.*\./, '')} field is required.`);
 }
 
 type TransactionRow = Omit<TransactionEntity, 'row_version' | 'checklist'>;
@@ -262,12 +265,20 @@ export class ImportService {
     };
     for await (const record of records) {
       const label = recordLabel(source, index, 'requirement_type_id', record.requirement_type_id);
-      const typeId = required(record.requirement_type_id, label, 'requirement.requirement_type_id');
+      const typeId = required(
+        record.requirement_type_id,
+        () => label,
+        () => 'requirement.requirement_type_id',
+      );
       typeIds.check(typeId, index);
       (record.Acquisition ?? []).forEach((item: RequirementAcquisitionDto, position) => {
         const where = `${label}, Acquisition[${position}]`;
         const key = `requirement.Acquisition[${position}]`;
-        const id = required(item.requirement_id, where, `${key}.requirement_id`);
+        const id = required(
+          item.requirement_id,
+          () => where,
+          () => `${key}.requirement_id`,
+        );
         if (item.requirement_type_id != null && item.requirement_type_id !== typeId) {
           throw new ImportError(
             `${where}: ${key}.requirement_type_id: ${item.requirement_type_id} differs from the type's ${typeId}.`,
@@ -317,8 +328,9 @@ export class ImportService {
       const slices = new ReadSlices();
       for await (const record of records) {
         await slices.pause();
-        const label = recordLabel(source, index, 'transaction_id', record.transaction_id);
-        const id = required(record.transaction_id, label, 'transaction.transaction_id');
+        const position = index;
+        const label = () => recordLabel(source, position, 'transaction_id', record.transaction_id);
+        const id = required(record.transaction_id, label, () => 'transaction.transaction_id');
         ids.check(id, index);
         const row: TransactionRow = {
           ...pickWireScalars(TransactionDto, record),
@@ -351,17 +363,17 @@ export class ImportService {
   private checklistOf(
     transactionId: number,
     items: readonly RequirementAcquisitionDto[],
-    label: string,
+    label: () => string,
     catalogued: ReadonlySet<number>,
   ): EncodedRow[] {
-    const seen = new UniqueIds((position) => `${label}, requirements[${position}]`, items.length);
+    const seen = new UniqueIds((position) => `${label()}, requirements[${position}]`, items.length);
     return items.map((item, position) => {
-      const key = `transaction.requirements[${position}].requirement_id`;
+      const key = () => `transaction.requirements[${position}].requirement_id`;
       const requirementId = required(item.requirement_id, label, key);
       seen.check(requirementId, position);
       if (!catalogued.has(requirementId))
         throw new ImportError(
-          `${label}: ${key}: no catalogue record has requirement_id ${requirementId}.`,
+          `${label()}: ${key()}: no catalogue record has requirement_id ${requirementId}.`,
         );
       return this.checklistRows.encode({
         transaction_id: transactionId,
