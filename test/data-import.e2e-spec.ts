@@ -304,6 +304,27 @@ describeOnEachDatabase('npm run data:import', (context: SuiteContext) => {
       expect((await transaction(1)).text).toBe(transactionBefore);
       await transaction(21).expect(404);
     });
+
+    it('refuses a checklist naming one requirement twice, naming both items, and writes nothing', async () => {
+      const path = await fixture('repeated-requirement.json', [
+        transactionRecord(22),
+        transactionRecord(23, {
+          requirements: [
+            { requirement_id: 11, submitted: true, stamp: null },
+            { requirement_id: 12, submitted: false, stamp: null },
+            { requirement_id: 11, submitted: false, stamp: null },
+          ],
+        }),
+      ]);
+      const catalogue = await fixture('catalogue-for-repeats.json', CATALOGUE);
+      const result = await runImport('--requirements', catalogue, '--transactions', path);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `${path}, record 2 (transaction_id 23), requirements[2] repeats the id of ${path}, record 2 (transaction_id 23), requirements[0].`,
+      );
+      await transaction(22).expect(404);
+      await transaction(23).expect(404);
+    });
   });
 
   describe('holds text to its columns, 4000 characters', () => {

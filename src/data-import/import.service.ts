@@ -107,19 +107,39 @@ class WritePipeline {
   }
 }
 
+/** Where each id was first seen: `firstPosition` records `position` for an id not seen before. */
+interface FirstPositions {
+  firstPosition(id: number, position: number): number | undefined;
+}
+
+/** A few ids (a record's list): a Map, far cheaper to create than the typed arrays of IdPositions. */
+class FewIdPositions extends Map<number, number> implements FirstPositions {
+  firstPosition(id: number, position: number): number | undefined {
+    const first = this.get(id);
+    if (first === undefined) this.set(id, position);
+    return first;
+  }
+}
+
+/** Up to this many ids expected, a Map keeps them; more, the typed arrays of IdPositions. */
+const FEW_IDS = 256;
+
 /**
  * Refuses a record whose id repeats an earlier one's: an import names each record once. It keeps the
  * position of each id, not its label, so a million records cost 16 MB.
  */
 class UniqueIds {
-  private readonly seen: IdPositions;
+  private readonly seen: FirstPositions;
 
-  /** `expected`: about how many ids are checked. */
+  /** `expected`: about how many ids are checked, when it is known. */
   constructor(
     private readonly describe: (position: number, id: number) => string,
     expected?: number,
   ) {
-    this.seen = new IdPositions(expected);
+    this.seen =
+      expected !== undefined && expected <= FEW_IDS
+        ? new FewIdPositions()
+        : new IdPositions(expected);
   }
 
   check(id: number, position: number): void {
