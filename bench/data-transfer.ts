@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -35,13 +35,18 @@ export interface TransferReport {
   readonly referenceRate?: number;
 }
 
-/** Runs a command to its end; its summary (stdout) is returned, its progress goes to stderr. */
+/**
+ * Runs a command to its end; its summary (stdout) is returned, its progress goes to stderr. What the
+ * previous command left in the page cache is written to disk first, so that writing does not compete
+ * with this command's database.
+ */
 function runCommand(
   main: string,
   flags: readonly string[],
   args: readonly string[],
   env: Record<string, string>,
 ): Promise<string> {
+  execFileSync('sync');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...flags, main, ...args], {
       env: { ...process.env, ...env },
