@@ -1,3 +1,5 @@
+import { closingQuote } from '../wire';
+
 /** A document that is not a JSON array of records; the message says why. */
 export class NotAJsonArrayError extends Error {}
 
@@ -13,7 +15,6 @@ const Char = {
   Comma: 44,
   Slash: 47,
   OpenBracket: 91,
-  Backslash: 92,
   CloseBracket: 93,
   OpenBrace: 123,
   CloseBrace: 125,
@@ -75,17 +76,13 @@ export async function* jsonArrayItems(pieces: AsyncIterable<string>): AsyncGener
         continue;
       }
       if (open !== 0) {
-        // The next quote that no backslash escapes: a backslash escapes it when an odd run of them
-        // stands right before it.
-        const end = source.indexOf(open === Char.DoubleQuote ? '"' : "'", index);
+        const end = closingQuote(source, open === Char.DoubleQuote ? '"' : "'", index);
         if (end < 0) {
           index = length;
           break;
         }
-        let backslashes = 0;
-        while (source.charCodeAt(end - 1 - backslashes) === Char.Backslash) backslashes++;
         index = end + 1;
-        if (backslashes % 2 === 0) open = 0;
+        open = 0;
         continue;
       }
       const code = source.charCodeAt(index);

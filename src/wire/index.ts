@@ -3,6 +3,7 @@
  * import each other directly; from outside, only this file is imported.
  */
 export { JSON_MEDIA_TYPES, JsonCodec } from './codecs/json.codec';
+export { closingQuote } from './codecs/json-reader';
 export { REQUEST_QUOTAS, type WireReader } from './codecs/wire-codec';
 export {
   XML_MEDIA_TYPES,

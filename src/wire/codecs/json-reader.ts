@@ -44,12 +44,6 @@ export function readStandardJsonDocument(text: string, quotas = REQUEST_QUOTAS):
 const tooDeep = (maxDepth: number) =>
   new MalformedBodyError(`The request body is nested deeper than ${maxDepth} levels.`);
 
-/**
- * Counts nesting, and members and array items (each an element to .NET's JSON reader), in one pass
- * over the text before any parser builds an object from it, and refuses the document past the quotas.
- * It reads the lenient syntax too (strings in either quote, comments), which valid JSON is a part of,
- * and stops where the first value ends, as the readers do.
- */
 const QUOTE = 0x22;
 const APOSTROPHE = 0x27;
 const SLASH = 0x2f;
@@ -61,6 +55,12 @@ const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 const BACKSLASH = 0x5c;
 
+/**
+ * Counts nesting, and members and array items (each an element to .NET's JSON reader), in one pass
+ * over the text before any parser builds an object from it, and refuses the document past the quotas.
+ * It reads the lenient syntax too (strings in either quote, comments), which valid JSON is a part of,
+ * and stops where the first value ends, as the readers do.
+ */
 function checkQuotas(text: string, { maxDepth, maxElements }: DocumentQuotas): void {
   // Whether each open container is an array, innermost last.
   const inArray: boolean[] = [];
@@ -105,18 +105,25 @@ function checkQuotas(text: string, { maxDepth, maxElements }: DocumentQuotas): v
   }
 }
 
-/** Where the string opened by the quote at `start` ends (its closing quote), or the text's end. */
-function stringEnd(text: string, start: number): number {
-  const quote = text[start];
-  for (let at = start + 1; ;) {
+/**
+ * The first `quote` from `from` on that no backslash escapes (an odd run of backslashes right before
+ * it does), or -1 when the text holds none: where a string of either quote ends.
+ */
+export function closingQuote(text: string, quote: '"' | "'", from: number): number {
+  for (let at = from; ;) {
     const end = text.indexOf(quote, at);
-    if (end < 0) return text.length;
-    // The quote is escaped when an odd number of backslashes precede it.
+    if (end < 0) return -1;
     let backslashes = 0;
     while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
     if (backslashes % 2 === 0) return end;
     at = end + 1;
   }
+}
+
+/** Where the string opened by the quote at `start` ends (its closing quote), or the text's end. */
+function stringEnd(text: string, start: number): number {
+  const end = closingQuote(text, text[start] as '"' | "'", start + 1);
+  return end < 0 ? text.length : end;
 }
 
 /** Where the comment starting at `start`, if one does, ends (its last character). */
