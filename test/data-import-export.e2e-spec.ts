@@ -147,6 +147,22 @@ describeOnEachDatabase('npm run data:export', (context: SuiteContext) => {
   describe('reads CSV as a database administrator exports it', () => {
     const BOM = '\uFEFF';
 
+    /** Imports a transactions file with its checklist file, which must succeed. */
+    const importCsv = async (transactionsFile: string, checklistFile: string) => {
+      const result = await runImport(
+        context.database.url,
+        '--transactions',
+        transactionsFile,
+        '--checklist',
+        checklistFile,
+      );
+      expect({ code: result.code, stderr: result.stderr }).toEqual({
+        code: 0,
+        stderr: expect.any(String),
+      });
+      return result;
+    };
+
     it('header in any order, quoting, a byte order mark, CRLF, dates and numbers as JSON strings read them', async () => {
       const transactionsFile = join(directory, 'legacy-transactions.csv');
       const checklistFile = join(directory, 'legacy-checklist.csv');
@@ -169,17 +185,7 @@ describeOnEachDatabase('npm run data:export', (context: SuiteContext) => {
           'false,21,41,',
         ].join('\n'),
       );
-      const result = await runImport(
-        context.database.url,
-        '--transactions',
-        transactionsFile,
-        '--checklist',
-        checklistFile,
-      );
-      expect({ code: result.code, stderr: result.stderr }).toEqual({
-        code: 0,
-        stderr: expect.any(String),
-      });
+      const result = await importCsv(transactionsFile, checklistFile);
       expect(result.stdout).toContain('transactions: 2 created, 0 updated');
       const forty = (await context.http.get('/api/Transaction/GetTransaction/40').expect(200))
         .body as Json;
@@ -219,17 +225,7 @@ describeOnEachDatabase('npm run data:export', (context: SuiteContext) => {
         checklistFile,
         ['transaction_id,requirement_id,submitted', '42,11,1', '42,12,0'].join('\r\n'),
       );
-      const result = await runImport(
-        context.database.url,
-        '--transactions',
-        transactionsFile,
-        '--checklist',
-        checklistFile,
-      );
-      expect({ code: result.code, stderr: result.stderr }).toEqual({
-        code: 0,
-        stderr: expect.any(String),
-      });
+      await importCsv(transactionsFile, checklistFile);
       expect(
         (await context.http.get('/api/Transaction/GetTransaction/42').expect(200)).body,
       ).toMatchObject({
