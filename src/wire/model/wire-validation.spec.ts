@@ -14,6 +14,7 @@ import { TransactionDto } from '../../transaction/dto/transaction.dto';
 import { UpdateAgentsDto } from '../../transaction/dto/update-agents.dto';
 import { FormReader } from '../codecs/form.codec';
 import { JsonCodec } from '../codecs/json.codec';
+import { JsonNumeral } from '../codecs/json-reader';
 import { type WireReader } from '../codecs/wire-codec';
 import { XmlCodec } from '../codecs/xml.codec';
 import { RawWireBody, requestContentType } from '../http/wire-body';
@@ -90,13 +91,36 @@ function settleDecimals(model: WireModel, record: Record<string, unknown>): void
   }
 }
 
+/**
+ * The bound record as class-transformer must see it to judge as the old path did. A document holding
+ * a numeral JSON.parse cannot read exactly is read by the JSON reader, which keeps every numeral as a
+ * JsonNumeral; class-transformer rebuilt such an object in a list (`"requirements":[0]`) as a record
+ * of the item class, so the old path let a number through as a record. Given back as the number
+ * JSON.parse reads, the item is refused by both paths, whichever reader read the document.
+ */
+function numeralItemsAsNumbers(model: WireModel, record: BoundRecord): BoundRecord {
+  for (const member of model.members) {
+    const items = record[member.name];
+    if (member.kind !== 'list' || !Array.isArray(items)) continue;
+    const itemModel = wireModelOf(member.item());
+    record[member.name] = items.map((item: unknown) =>
+      item instanceof JsonNumeral
+        ? Number(item.text)
+        : item !== null && typeof item === 'object'
+          ? numeralItemsAsNumbers(itemModel, item as BoundRecord)
+          : item,
+    );
+  }
+  return record;
+}
+
 /** toValidatedDto as it was: class-transformer builds the instances, class-validator checks each. */
 function classValidatorDto<T extends object>(
   type: WireClass<T>,
   bound: BoundRecord,
   parameterName: string,
 ): T {
-  const instance = plainToInstance(type, bound);
+  const instance = plainToInstance(type, numeralItemsAsNumbers(wireModelOf(type), bound));
   const model = wireModelOf(type);
   const modelState: ModelState = {};
   validateInstance(instance, model, parameterName, parameterName, modelState);
@@ -247,6 +271,22 @@ describe('validation without class instances', () => {
       expect(tally.refused).toBeGreaterThan(RUNS_PER_FORMAT / 20);
     },
   );
+
+  it.each([
+    ['JSON.parse', '{"transaction_id":1001,"requirements":[0]}'],
+    // A numeral JSON.parse cannot read exactly: the JSON reader keeps each numeral as it was written.
+    [
+      'the JSON reader',
+      '{"transaction_id":1001,"discount":7.030330553681084e-309,"requirements":[0]}',
+    ],
+  ])('refuses a number as a list item when %s read the document', (_, body) => {
+    const bound = bind(json, Buffer.from(body), undefined, wireModelOf(TransactionDto))!;
+    expect(outcomeOf(() => toValidatedDto(TransactionDto, bound, 'transaction'))).toEqual({
+      refused: expect.arrayContaining([
+        ['transaction.requirements', ["The value '[…]' is not valid for requirements."]],
+      ]) as unknown,
+    });
+  });
 
   it('agrees with class-transformer and class-validator on every body the legacy service was recorded answering', () => {
     const formats = new WireFormats([json, xml, form], [json, xml]);
