@@ -42,6 +42,10 @@ export function dataSourceOptions(
     supportBigNumbers: true,
     bigNumberStrings: false,
     poolSize: 10,
+    // UnitOfWork sends a unit's statements together (StatementBatches): START TRANSACTION with its
+    // read, its writes with COMMIT. Every value still travels as an escaped `?` parameter, never as
+    // SQL text.
+    multipleStatements: true,
     extra: {
       // A request never waits on an unreachable server longer than this to connect…
       connectTimeout: 2000,

@@ -5,6 +5,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import {
+  type MysqlConnection,
+  type Row,
+  type SqliteConnection,
+  type Statement,
+  type StatementResult,
+  StatementBatches,
+} from './statement-batches';
+import {
   CommitOutcomeUnknownError,
   DatabaseUnavailableError,
   isConnectionLost,
@@ -16,18 +24,39 @@ import {
 const WRITE_ATTEMPTS = 5;
 const BACKOFF_BASE_MS = 20;
 
-/** What a unit uses of better-sqlite3's connection, which is synchronous. */
-interface SqliteConnection {
-  readonly inTransaction: boolean;
-  prepare(sql: string): { all(): unknown[] };
-}
-
 /** Where a unit stands: its time bound passed (its request was answered), its COMMIT sent. */
 interface Deadline {
   passed: boolean;
   committing: boolean;
   /** What a client whose COMMIT went unanswered is told it can do. */
   readonly advice: string;
+}
+
+/**
+ * A write unit run as plain statements, in as few round trips as the database allows: on MySQL its
+ * read travels with START TRANSACTION and its writes with COMMIT, two round trips in all; on SQLite
+ * every statement runs at once on the one connection.
+ */
+export interface StatementTransaction {
+  /** Starts the transaction with `read` (on MySQL, a locking read: FOR UPDATE); its rows. */
+  begin(read: Statement): Promise<Row[]>;
+  /** Runs `writes` and commits them. A unit that never calls it is rolled back: it wrote nothing. */
+  commit(writes: readonly Statement[]): Promise<void>;
+}
+
+/** Database connections by state, as the pool (or SQLite's one connection) stands now. */
+export interface PoolUsage {
+  readonly inUse: number;
+  readonly idle: number;
+  /** Units waiting for a connection. */
+  readonly waiting: number;
+}
+
+/** What `poolUsage` reads of a mysql2 pool: its own bookkeeping, which it does not publish. */
+interface MysqlPoolState {
+  _allConnections?: { length: number };
+  _freeConnections?: { length: number };
+  _connectionQueue?: { length: number };
 }
 
 export interface WriteOptions {
@@ -47,13 +76,16 @@ export interface WriteOptions {
 @Injectable()
 export class UnitOfWork {
   private readonly exclusive?: Mutex;
-  private readonly sqliteStatements = new Map<string, { all(): unknown[] }>();
+  private readonly batches: StatementBatches;
+  /** Units waiting for the SQLite connection. */
+  private queued = 0;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     if (dataSource.options.type === 'better-sqlite3') this.exclusive = new Mutex();
+    this.batches = new StatementBatches(dataSource);
   }
 
   /**
@@ -64,41 +96,137 @@ export class UnitOfWork {
    * the connection breaks under it, the outcome is unknown and the error says so (504).
    */
   write<T>(work: (manager: EntityManager) => Promise<T>, options: WriteOptions = {}): Promise<T> {
-    return this.bounded((deadline) => this.retried(work, deadline), options);
+    return this.bounded((deadline) => this.retried(this.managed(work), deadline), options);
+  }
+
+  /**
+   * As `write`, for a unit written as statements (StatementTransaction): the same retries, time bound
+   * and outcome, in fewer round trips than TypeORM's transaction, which sends START TRANSACTION and
+   * COMMIT on their own.
+   */
+  writeStatements<T>(
+    work: (transaction: StatementTransaction) => Promise<T>,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    return this.bounded(
+      (deadline) =>
+        this.retried(
+          (guard) => (this.exclusive ? this.onSqlite(work, guard) : this.onMysql(work, guard)),
+          deadline,
+        ),
+      options,
+    );
   }
 
   /** As `write`, without the time bound: for commands such as an import, not for requests. */
   bulkWrite<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.retried(work, newDeadline({}));
+    return this.retried(this.managed(work), newDeadline({}));
   }
 
-  private async retried<T>(
-    work: (manager: EntityManager) => Promise<T>,
-    deadline: Deadline,
+  /** `work` in TypeORM's transaction, `guard` run once it is done, before the COMMIT. */
+  private managed<T>(work: (manager: EntityManager) => Promise<T>): Attempt<T> {
+    return (guard) => {
+      const guarded = async (manager: EntityManager) => {
+        const result = await work(manager);
+        guard();
+        return result;
+      };
+      return this.exclusive
+        ? this.exclusively(() => this.dataSource.transaction(guarded))
+        : // The server's default isolation: writes lock the rows they read (FOR UPDATE), and naming a
+          // level would cost a SET TRANSACTION round trip on every call.
+          this.dataSource.transaction(guarded);
+    };
+  }
+
+  /** A statement unit on a pooled MySQL connection: two round trips, or one when it writes nothing. */
+  private async onMysql<T>(
+    work: (transaction: StatementTransaction) => Promise<T>,
+    guard: () => void,
   ): Promise<T> {
-    const guarded = async (manager: EntityManager) => {
-      const result = await work(manager);
+    const connection = await this.mysqlConnection(false);
+    let open = false;
+    const send = (statements: readonly Statement[]) =>
+      this.batches.sendMysql(connection, statements);
+    try {
+      const result = await work({
+        begin: async (read) => {
+          open = true;
+          const [, rows] = await send([{ sql: 'START TRANSACTION', parameters: [] }, read]);
+          return rows as Row[];
+        },
+        commit: async (writes) => {
+          guard();
+          await send([...writes, { sql: 'COMMIT', parameters: [] }]);
+          open = false;
+        },
+      });
+      if (open) {
+        open = false;
+        await send([ROLLBACK]);
+      }
+      return result;
+    } catch (error) {
+      // A failed statement of a batch stops the batch: the transaction may still be open.
+      if (open) await send([ROLLBACK]).catch(() => undefined);
+      throw error;
+    } finally {
+      connection.release();
+    }
+  }
+
+  /** A statement unit on the SQLite connection, which it holds for its length. */
+  private onSqlite<T>(
+    work: (transaction: StatementTransaction) => Promise<T>,
+    guard: () => void,
+  ): Promise<T> {
+    return this.exclusively(async () => {
+      const connection = this.sqliteConnection();
+      const run = (statements: readonly Statement[]) =>
+        this.batches.runSqlite(connection, statements);
+      try {
+        const result = await work({
+          begin: (read) =>
+            Promise.resolve(run([{ sql: 'BEGIN TRANSACTION', parameters: [] }, read])[1] as Row[]),
+          commit: (writes) => {
+            guard();
+            run([...writes, { sql: 'COMMIT', parameters: [] }]);
+            return Promise.resolve();
+          },
+        });
+        if (connection.inTransaction) run([ROLLBACK]);
+        return result;
+      } catch (error) {
+        if (connection.inTransaction) run([ROLLBACK]);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Runs `attempt` until it succeeds or fails for good. `guard`, which the attempt runs just before
+   * its COMMIT, abandons it when its request was already answered, and otherwise marks its outcome as
+   * depending on that COMMIT.
+   */
+  private async retried<T>(attempt: Attempt<T>, deadline: Deadline): Promise<T> {
+    const guard = () => {
       // Thrown inside the transaction, so it rolls back.
       if (deadline.passed)
         throw new DatabaseUnavailableError('The database did not answer in time.');
       // Nothing but the COMMIT follows: from here, no answer means no knowing.
       deadline.committing = true;
-      return result;
     };
-    for (let attempt = 1; ; attempt++) {
+    for (let attemptNumber = 1; ; attemptNumber++) {
       try {
-        return await (this.exclusive
-          ? this.exclusive.runExclusive(() => this.dataSource.transaction(guarded))
-          : // The server's default isolation: writes lock the rows they read (FOR UPDATE), and naming a
-            // level would cost a SET TRANSACTION round trip on every call.
-            this.dataSource.transaction(guarded));
+        return await attempt(guard);
       } catch (error) {
         if (deadline.committing && isConnectionLost(error))
           throw new CommitOutcomeUnknownError(deadline.advice, error);
-        if (!isContention(error) || attempt === WRITE_ATTEMPTS || deadline.passed) throw error;
+        if (!isContention(error) || attemptNumber === WRITE_ATTEMPTS || deadline.passed)
+          throw error;
         // A COMMIT refused for contention (a certification failure on a cluster) applied nothing.
         deadline.committing = false;
-        await sleep(Math.random() * BACKOFF_BASE_MS * 2 ** attempt);
+        await sleep(Math.random() * BACKOFF_BASE_MS * 2 ** attemptNumber);
       }
     }
   }
@@ -110,19 +238,80 @@ export class UnitOfWork {
   }
 
   /**
-   * One read statement without parameters. On SQLite, while no unit holds the connection inside a
-   * transaction, it runs at once: better-sqlite3 is synchronous, so nothing interleaves with it and it
-   * sees only committed rows. Otherwise it is a read like any other.
+   * Read statements sent together, each one's rows: on MySQL in one round trip, on the primary or, with
+   * `replica`, as a plain read outside a transaction goes (a replica when there are replicas). On
+   * SQLite, while no unit holds the connection inside a transaction, they run at once: better-sqlite3
+   * is synchronous, so nothing interleaves with them and they see only committed rows. Each statement
+   * is its own snapshot: a caller that needs them to agree checks it, or uses `readSnapshot`.
    */
-  async readStatement<T>(sql: string): Promise<T[]> {
-    const connection = this.exclusive && this.sqliteConnection();
-    if (!connection || connection.inTransaction) return this.read((manager) => manager.query(sql));
-    let statement = this.sqliteStatements.get(sql);
-    if (!statement) {
-      statement = connection.prepare(sql);
-      this.sqliteStatements.set(sql, statement);
+  async readStatements(
+    statements: readonly Statement[],
+    { replica = false }: { replica?: boolean } = {},
+  ): Promise<Row[][]> {
+    const rowsOf = (results: StatementResult[]) => results as Row[][];
+    if (this.exclusive) {
+      const connection = this.sqliteConnection();
+      const run = () => rowsOf(this.batches.runSqlite(connection, statements));
+      return connection.inTransaction
+        ? this.read(() => Promise.resolve(run()))
+        : Promise.resolve(run());
     }
-    return statement.all() as T[];
+    return this.bounded(async () => {
+      const connection = await this.mysqlConnection(replica);
+      try {
+        return rowsOf(await this.batches.sendMysql(connection, statements));
+      } finally {
+        connection.release();
+      }
+    });
+  }
+
+  /**
+   * A pooled connection of TypeORM's MySQL driver: the primary's, or with `replica` a replica's when
+   * there are replicas, as a plain read outside a transaction goes.
+   */
+  private mysqlConnection(replica: boolean): Promise<MysqlConnection> {
+    const driver = this.dataSource.driver as unknown as {
+      obtainMasterConnection(): Promise<MysqlConnection>;
+      obtainSlaveConnection(): Promise<MysqlConnection>;
+    };
+    return replica ? driver.obtainSlaveConnection() : driver.obtainMasterConnection();
+  }
+
+  /**
+   * Connections in use, idle and awaited: on MySQL summed over the pools (the primary's, and each
+   * replica's), on SQLite its one connection and the units queued for it.
+   */
+  poolUsage(): PoolUsage {
+    if (this.exclusive) {
+      const inUse = this.exclusive.isLocked() ? 1 : 0;
+      return { inUse, idle: 1 - inUse, waiting: this.queued };
+    }
+    const driver = this.dataSource.driver as unknown as {
+      pool?: MysqlPoolState;
+      poolCluster?: { _nodes?: Record<string, { pool: MysqlPoolState }> };
+    };
+    const pools = driver.pool
+      ? [driver.pool]
+      : Object.values(driver.poolCluster?._nodes ?? {}).map((node) => node.pool);
+    let all = 0;
+    let idle = 0;
+    let waiting = 0;
+    for (const pool of pools) {
+      all += pool._allConnections?.length ?? 0;
+      idle += pool._freeConnections?.length ?? 0;
+      waiting += pool._connectionQueue?.length ?? 0;
+    }
+    return { inUse: all - idle, idle, waiting };
+  }
+
+  /** Runs `work` holding the SQLite connection; counts the units waiting for it meanwhile. */
+  private exclusively<T>(work: () => Promise<T>): Promise<T> {
+    this.queued++;
+    return this.exclusive!.runExclusive(() => {
+      this.queued--;
+      return work();
+    });
   }
 
   private sqliteConnection(): SqliteConnection {
@@ -132,7 +321,7 @@ export class UnitOfWork {
 
   read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const run = () => work(this.dataSource.manager);
-    return this.bounded(() => (this.exclusive ? this.exclusive.runExclusive(run) : run()));
+    return this.bounded(() => (this.exclusive ? this.exclusively(run) : run()));
   }
 
   /**
@@ -168,6 +357,11 @@ export class UnitOfWork {
     }
   }
 }
+
+/** One try of a unit; it runs `guard` just before its COMMIT. */
+type Attempt<T> = (guard: () => void) => Promise<T>;
+
+const ROLLBACK: Statement = { sql: 'ROLLBACK', parameters: [] };
 
 function newDeadline({ idempotent = false }: WriteOptions): Deadline {
   return {

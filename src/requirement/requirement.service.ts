@@ -30,7 +30,8 @@ export class RequirementService {
 
   /** The catalogue's version now: one primary-key read. */
   async version(): Promise<number> {
-    return versionIn(await this.unitOfWork.readStatement(this.versionSql));
+    const [rows] = await this.unitOfWork.readStatements([{ sql: this.versionSql, parameters: [] }]);
+    return versionIn(rows as Array<{ version: number }>);
   }
 
   /**

@@ -1,5 +1,6 @@
-import { type DataSource, type EntityManager } from 'typeorm';
+import { type DataSource } from 'typeorm';
 import { type ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { type Row, type Statement } from '../database/statement-batches';
 import { AGENT_CHAIN_FIELDS, type AgentChainField, type AgentChange } from './agent-chain';
 import { AgentAssignmentEntity } from './entities/agent-assignment.entity';
 import { TransactionEntity } from './entities/transaction.entity';
@@ -21,7 +22,8 @@ const LOCKED_PROPERTIES = [
  * UpdateAgents' three statements, written out once from the entities' metadata: they run on every
  * write, and TypeORM's query builders would rebuild them (and their parameter maps) each time. Values
  * still go through the driver's own conversions, so a stamp or the history's JSON is stored exactly as
- * an entity save would store it.
+ * an entity save would store it. The service sends them as a StatementTransaction: the locking read
+ * with START TRANSACTION, the UPDATE and the INSERT with COMMIT.
  */
 export class AgentChainStatements {
   private readonly lockSql: string;
@@ -71,13 +73,12 @@ export class AgentChainStatements {
   }
 
   /** Reads the transaction's agent chain, its lock flag and version, holding its row lock on MySQL. */
-  async lock(
-    manager: EntityManager,
-    transactionId: number,
-  ): Promise<LockedTransaction | undefined> {
-    const [raw] = await manager.query<Array<Record<string, unknown>>>(this.lockSql, [
-      transactionId,
-    ]);
+  lock(transactionId: number): Statement {
+    return { sql: this.lockSql, parameters: [transactionId] };
+  }
+
+  /** The row `lock` read, its values as an entity read gives them; undefined when there was none. */
+  locked([raw]: readonly Row[]): LockedTransaction | undefined {
     if (!raw) return undefined;
     const row: Record<string, unknown> = {};
     for (const column of this.lockedColumns) {
@@ -90,30 +91,28 @@ export class AgentChainStatements {
   }
 
   /** Writes the changed members and the stamp, and counts the change in the row's version. */
-  async update(
-    manager: EntityManager,
-    transactionId: number,
-    changes: readonly AgentChange[],
-    stamp: Date,
-  ): Promise<void> {
+  update(transactionId: number, changes: readonly AgentChange[], stamp: Date): Statement {
     const columns = changes.map((change) => this.agentColumns.get(change.field)!);
     const assignments = columns.map(({ assignment }) => assignment).join(', ');
-    await manager.query(`${this.updatePrefix}${assignments}${this.updateSuffix}`, [
-      ...changes.map((change, index): unknown =>
-        this.dataSource.driver.preparePersistentValue(change.after, columns[index].column),
-      ),
-      this.dataSource.driver.preparePersistentValue(stamp, this.stampColumn),
-      transactionId,
-    ]);
+    return {
+      sql: `${this.updatePrefix}${assignments}${this.updateSuffix}`,
+      parameters: [
+        ...changes.map((change, index): unknown =>
+          this.dataSource.driver.preparePersistentValue(change.after, columns[index].column),
+        ),
+        this.dataSource.driver.preparePersistentValue(stamp, this.stampColumn),
+        transactionId,
+      ],
+    };
   }
 
   /** Appends one history entry. */
-  async append(manager: EntityManager, entry: Omit<AgentAssignmentEntity, 'assignment_id'>) {
-    await manager.query(
-      this.insertSql,
-      this.historyColumns.map((column): unknown =>
+  append(entry: Omit<AgentAssignmentEntity, 'assignment_id'>): Statement {
+    return {
+      sql: this.insertSql,
+      parameters: this.historyColumns.map((column): unknown =>
         this.dataSource.driver.preparePersistentValue(column.getEntityValue(entry), column),
       ),
-    );
+    };
   }
 }

@@ -1,5 +1,7 @@
-import { type DataSource, type EntityManager } from 'typeorm';
+import { type DataSource } from 'typeorm';
 import { type ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { type Row } from '../database/statement-batches';
+import { type UnitOfWork } from '../database/unit-of-work';
 import { RequirementAcquisitionEntity } from '../requirement/entities/requirement-acquisition.entity';
 import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
 import { wireModelOf } from '../wire';
@@ -13,8 +15,6 @@ interface SelectedMember {
   readonly column: ColumnMetadata;
   readonly alias: string;
 }
-
-type Row = Record<string, unknown>;
 
 /** A transaction as read, with the version its ETag names. */
 export interface VersionedTransaction {
@@ -89,28 +89,26 @@ export class TransactionReadStatements {
     };
   }
 
-  /** The transaction with its checklist, or undefined when there is none by that id. */
+  /**
+   * The transaction with its checklist, or undefined when there is none by that id. Both statements go
+   * together (one round trip on MySQL, a replica's when there are replicas, as a plain read goes).
+   */
   async read(
-    manager: EntityManager,
+    unitOfWork: UnitOfWork,
     transactionId: number,
   ): Promise<VersionedTransaction | undefined> {
-    // Both statements on one connection: a replica's when there are replicas, as a query builder's
-    // read outside a transaction.
-    const runner =
-      manager.queryRunner ??
-      this.dataSource.createQueryRunner(this.dataSource.defaultReplicationModeForReads());
-    try {
-      for (;;) {
-        const [row] = (await runner.query(this.sql.transaction, [transactionId])) as Row[];
-        if (!row) return undefined;
-        const checklist = (await runner.query(this.sql.checklist, [transactionId])) as Row[];
-        // Written between the two reads (the version moves with every change of the row or its
-        // checklist): read both again, so the answer is the transaction as it stood at one time.
-        if (checklist[0]?.[this.version.alias] === row[this.version.alias])
-          return this.hydrate(row, checklist);
-      }
-    } finally {
-      if (runner !== manager.queryRunner) await runner.release();
+    const parameters = [transactionId];
+    const statements = [
+      { sql: this.sql.transaction, parameters },
+      { sql: this.sql.checklist, parameters },
+    ];
+    for (;;) {
+      const [[row], checklist] = await unitOfWork.readStatements(statements, { replica: true });
+      if (!row) return undefined;
+      // Written between the two reads (the version moves with every change of the row or its
+      // checklist): read both again, so the answer is the transaction as it stood at one time.
+      if (checklist[0]?.[this.version.alias] === row[this.version.alias])
+        return this.hydrate(row, checklist);
     }
   }
 

@@ -49,9 +49,7 @@ export class TransactionService {
 
   /** One transaction with its checklist and each item's catalogue record, as stood at one version. */
   async findOne(transactionId: number): Promise<VersionedTransaction> {
-    const found = await this.unitOfWork.read((manager) =>
-      this.reading.read(manager, transactionId),
-    );
+    const found = await this.reading.read(this.unitOfWork, transactionId);
     if (!found) throw new TransactionNotFoundError(transactionId);
     return found;
   }
@@ -96,8 +94,10 @@ export class TransactionService {
    * committed can send it again.
    */
   async updateAgents(update: AgentChainUpdate): Promise<void> {
-    await this.unitOfWork.write(async (manager) => {
-      const row = await this.statements.lock(manager, update.transactionId);
+    await this.unitOfWork.writeStatements(async (transaction) => {
+      const row = this.statements.locked(
+        await transaction.begin(this.statements.lock(update.transactionId)),
+      );
       if (!row) throw new TransactionNotFoundError(update.transactionId);
       const { expectedVersions } = update;
       if (
@@ -116,13 +116,15 @@ export class TransactionService {
       }
       if (changes.length === 0) return;
       const stamp = new Date();
-      await this.statements.update(manager, update.transactionId, changes, stamp);
-      await this.statements.append(manager, {
-        transaction_id: update.transactionId,
-        stamp,
-        changed_by: update.changedBy ?? null,
-        changes,
-      });
+      await transaction.commit([
+        this.statements.update(update.transactionId, changes, stamp),
+        this.statements.append({
+          transaction_id: update.transactionId,
+          stamp,
+          changed_by: update.changedBy ?? null,
+          changes,
+        }),
+      ]);
     }, IDEMPOTENT);
   }
 }

@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The MySQL protocol's command byte for a text statement. */
 const COM_QUERY = 0x03;
-const COMMIT = Buffer.concat([Buffer.of(COM_QUERY), Buffer.from('COMMIT')]);
+/** A statement text that commits: COMMIT alone, or a batch of statements ending with it. */
+const COMMITS = /(^|;\s*)COMMIT$/;
 /** A packet's header: its payload length (3 bytes, little-endian) and sequence number. */
 const HEADER_BYTES = 4;
 
@@ -14,12 +15,23 @@ interface Armed {
   readonly done: () => void;
 }
 
+/** Whether a packet is a text statement that commits. */
+function isCommit(packet: Buffer): boolean {
+  return (
+    packet[HEADER_BYTES] === COM_QUERY &&
+    COMMITS.test(packet.subarray(HEADER_BYTES + 1).toString('latin1'))
+  );
+}
+
 /**
- * A TCP relay in front of a MySQL server that stands in the way of the next COMMIT a client sends:
+ * A TCP relay in front of a MySQL server that stands in the way of the next COMMIT a client sends,
+ * alone or at the end of a batch of statements:
  * it holds the COMMIT back for a while and then passes it on (the server commits late, as when it
  * hangs), or breaks the connection instead (the server rolls back). Everything else passes untouched.
  */
 export class CommitGate {
+  /** Text statements clients have sent through the relay: each is one round trip to the server. */
+  queries = 0;
   private armed?: Armed;
   private readonly sockets = new Set<Socket>();
 
@@ -104,8 +116,10 @@ export class CommitGate {
   }
 
   private async forward(packet: Buffer, client: Socket, upstream: Socket): Promise<void> {
+    // A command starts its exchange: sequence number 0.
+    if (packet[HEADER_BYTES - 1] === 0 && packet[HEADER_BYTES] === COM_QUERY) this.queries++;
     const armed = this.armed;
-    if (!armed || !packet.subarray(HEADER_BYTES).equals(COMMIT)) {
+    if (!armed || !isCommit(packet)) {
       if (!upstream.destroyed) upstream.write(packet);
       return;
     }
