@@ -13,7 +13,7 @@ export {
 } from './codecs/xml.codec';
 export { Int32ParamPipe } from './http/int32-param.pipe';
 export { RouteMethods } from './http/route-methods';
-export { VersionedBody, type VersionedSnapshot } from './http/versioned-body';
+export { RepresentationCache, VersionedBody, type VersionedSnapshot } from './http/versioned-body';
 export { MalformedBodyError, type ModelState, RequestValidationError } from './model/wire-errors';
 export { WireExpressAdapter } from './http/wire-express-adapter';
 export { WireFormats } from './http/wire-negotiation';

@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { FormReader } from './codecs/form.codec';
 import { JsonCodec } from './codecs/json.codec';
 import { RouteMethods } from './http/route-methods';
+import { RepresentationCache } from './http/versioned-body';
 import { WireBodyPipe } from './http/wire-body.pipe';
 import { WireExceptionFilter } from './http/wire-exception.filter';
 import { WireInterceptor } from './http/wire.interceptor';
@@ -28,10 +29,11 @@ import { XmlCodec } from './codecs/xml.codec';
       },
     },
     RouteMethods,
+    RepresentationCache,
     { provide: APP_INTERCEPTOR, useClass: WireInterceptor },
     { provide: APP_PIPE, useClass: WireBodyPipe },
     { provide: APP_FILTER, useClass: WireExceptionFilter },
   ],
-  exports: [WireFormats],
+  exports: [WireFormats, RepresentationCache],
 })
 export class WireModule {}

@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 
 /** A body read at a version: what a snapshot of the data holds, and which version it is. */
@@ -26,15 +27,25 @@ export interface Representation {
   readonly etag: string;
 }
 
-export const strongEtagOf = (text: string) =>
-  `"${createHash('sha1').update(text).digest('base64url')}"`;
+/** A body's strong ETag, the same for its text and for that text's UTF-8 bytes. */
+export const strongEtagOf = (body: string | Buffer) =>
+  `"${createHash('sha1').update(body).digest('base64url')}"`;
+
+/** How often a versioned body was served from the cache, and how often it was encoded again. */
+export interface CacheLookups {
+  hits: number;
+  misses: number;
+}
 
 /** The latest representation of each versioned body in each media type. */
+@Injectable()
 export class RepresentationCache {
   private readonly entries = new Map<
     string,
     { version: number; representation: Promise<Representation> }
   >();
+  /** By versioned body key (`requirements`): counted for the metrics. */
+  readonly lookups = new Map<string, CacheLookups>();
 
   get(
     body: VersionedBody<object>,
@@ -43,7 +54,16 @@ export class RepresentationCache {
   ): Promise<Representation> {
     const key = `${body.key} ${mediaType}`;
     const cached = this.entries.get(key);
-    if (cached && cached.version >= body.currentVersion) return cached.representation;
+    let lookups = this.lookups.get(body.key);
+    if (!lookups) {
+      lookups = { hits: 0, misses: 0 };
+      this.lookups.set(body.key, lookups);
+    }
+    if (cached && cached.version >= body.currentVersion) {
+      lookups.hits++;
+      return cached.representation;
+    }
+    lookups.misses++;
     // Concurrent misses share one load and one serialization.
     const representation = body.load().then(({ version, value }): Representation => {
       const text = encode(value);

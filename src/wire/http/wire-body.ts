@@ -182,6 +182,25 @@ function byteOrderMark(bytes: Buffer): string | undefined {
   return undefined;
 }
 
+/** Decoders by label, reused: a decode without `stream` starts afresh. */
+const decoders = new Map<string, TextDecoder>();
+
+/** The decoder of an encoding label, strict or replacing; undefined when the label names none. */
+function decoderFor(label: string, fatal: boolean): TextDecoder | undefined {
+  const key = `${fatal ? 'strict' : 'lenient'} ${label}`;
+  let decoder = decoders.get(key);
+  if (!decoder) {
+    try {
+      decoder = new TextDecoder(label, { fatal });
+    } catch {
+      return undefined;
+    }
+    // Only labels TextDecoder knows are kept: whatever clients send, the map stays small.
+    decoders.set(key, decoder);
+  }
+  return decoder;
+}
+
 /**
  * A body's text as Web API decoded it, by its byte order mark first (which is not part of the text).
  * A strict reader, as the JSON and XML formatters were, knows UTF-8 and UTF-16 only: another charset
@@ -192,12 +211,7 @@ function decodeBody(bytes: Buffer, charset: string | undefined, strict = false):
   const named = charset?.toLowerCase();
   let encoding = byteOrderMark(bytes);
   if (strict) encoding ??= named === 'utf-16' ? 'utf-16le' : 'utf-8';
-  let decoder: TextDecoder;
-  try {
-    decoder = new TextDecoder(encoding ?? named ?? 'utf-8', { fatal: strict });
-  } catch {
-    decoder = new TextDecoder('utf-8');
-  }
+  const decoder = decoderFor(encoding ?? named ?? 'utf-8', strict) ?? decoderFor('utf-8', false)!;
   try {
     return { text: decoder.decode(bytes), encoding: decoder.encoding };
   } catch {

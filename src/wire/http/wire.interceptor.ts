@@ -9,7 +9,7 @@ import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { Reflector } from '@nestjs/core';
 import { type Request, type Response } from 'express';
-import { from, mergeMap, type Observable, of, switchMap } from 'rxjs';
+import { map, type Observable } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { RawWireBody, readWireBody, requestContentType } from './wire-body';
 import { MalformedBodyError, RequestValidationError } from '../model/wire-errors';
@@ -65,12 +65,17 @@ export class WireInterceptor implements NestInterceptor {
     private readonly reflector: Reflector,
     private readonly formats: WireFormats,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly representations: RepresentationCache,
   ) {}
 
-  private readonly representations = new RepresentationCache();
   private readonly untypedBodies = new WeakMap<object, boolean>();
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+  /**
+   * Nest awaits what an interceptor returns, then the last value the handler's observable emits: the
+   * body is read before the handler runs, and a response that takes a promise to write (a versioned
+   * body's cached bytes) is sent once it resolves.
+   */
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
@@ -80,23 +85,21 @@ export class WireInterceptor implements NestInterceptor {
     );
     // Read once: it types the body, and the response is negotiated on it when Accept does not decide.
     const contentType = requestContentType(request);
-    const handle = () =>
-      next
-        .handle()
-        .pipe(
-          mergeMap((result: unknown) =>
-            declared
-              ? this.write(request, response, declared, contentType?.type, result)
-              : of(result),
-          ),
-        );
-    if (!METHODS_WITH_BODY.has(request.method)) return handle();
-    const { bodyLimitBytes, connections } = this.config;
-    return from(readWireBody(request, contentType, this.formats, bodyLimitBytes, connections)).pipe(
-      switchMap((body) => {
-        request.body = body && this.readsUntypedBody(context) ? parsedUntyped(body) : body;
-        return handle();
-      }),
+    if (METHODS_WITH_BODY.has(request.method)) {
+      const { bodyLimitBytes, connections } = this.config;
+      const body = await readWireBody(
+        request,
+        contentType,
+        this.formats,
+        bodyLimitBytes,
+        connections,
+      );
+      request.body = body && this.readsUntypedBody(context) ? parsedUntyped(body) : body;
+    }
+    const results = next.handle();
+    if (!declared) return results;
+    return results.pipe(
+      map((result: unknown) => this.write(request, response, declared, contentType?.type, result)),
     );
   }
 
@@ -110,13 +113,14 @@ export class WireInterceptor implements NestInterceptor {
     return untyped;
   }
 
-  private async write(
+  /** The result's bytes in the negotiated format; a promise of them for a versioned body. */
+  private write(
     request: Request,
     response: Response,
     declared: WireResponseOptions,
     requestMediaType: string | undefined,
     result: unknown,
-  ): Promise<unknown> {
+  ): unknown {
     if (result === undefined || result === null) return result;
     const format = this.formats.forResponse(request.headers.accept, requestMediaType);
     const encode = (value: object) => format.writer.encode(wireModelOf(declared.type), value);
@@ -124,18 +128,18 @@ export class WireInterceptor implements NestInterceptor {
     response.setHeader('Vary', NEGOTIATED_BY);
     const conditional = request.method === 'GET' || request.method === 'HEAD';
     if (result instanceof VersionedBody) {
-      const cached = await this.representations.get(
-        result as VersionedBody<object>,
-        format.mediaType,
-        encode,
-      );
-      if (conditional) response.setHeader('ETag', cached.etag);
-      // The cached bytes, as they are; WireExpressAdapter answers 304 when the client holds them.
-      return cached.bytes;
+      return this.representations
+        .get(result as VersionedBody<object>, format.mediaType, encode)
+        .then((cached) => {
+          if (conditional) response.setHeader('ETag', cached.etag);
+          // The cached bytes, as they are; WireExpressAdapter answers 304 when the client holds them.
+          return cached.bytes;
+        });
     }
-    const text = encode(result);
+    // Bytes, which WireExpressAdapter sends as they are: Express would parse the Content-Type again.
+    const bytes = Buffer.from(encode(result));
     // WireExpressAdapter answers 304 when an If-None-Match names the ETag set here.
-    if (conditional && !response.hasHeader('ETag')) response.setHeader('ETag', strongEtagOf(text));
-    return text;
+    if (conditional && !response.hasHeader('ETag')) response.setHeader('ETag', strongEtagOf(bytes));
+    return bytes;
   }
 }
