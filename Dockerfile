@@ -34,4 +34,4 @@ HEALTHCHECK --interval=30s --timeout=3s --retries=3 \
 # Schema changes on MySQL are a separate step: `docker run … node node_modules/typeorm/cli.js
 # migration:run -d dist/ormconfig.js`, or MIGRATIONS_RUN=true on one instance.
 # The live heap is about 32 MB; the cap keeps V8 from growing the old space far past it under load.
-CMD ["node", "--max-old-space-size=256", "dist/src/main.js"]
+CMD ["node", "--max-old-space-size=256", "--max-semi-space-size=8", "--no-maglev", "dist/src/main.js"]
