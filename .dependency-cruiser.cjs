@@ -32,7 +32,7 @@ module.exports = {
       name: 'shared-folders-import-no-module',
       comment: 'Feature modules register themselves; shared folders never reach into one.',
       severity: 'error',
-      from: { path: '^src/(common|config|database|logging|auth|health|wire)/' },
+      from: { path: '^src/(common|config|database|logging|auth|health|metrics|wire)/' },
       to: { path: '^src/(transaction|requirement|data-import)/' },
     },
   ],

@@ -23,6 +23,7 @@ import {
   HTTP_LOGGER,
   REQUEST_ID_HEADER,
 } from './logging/logging.module';
+import { METRICS_PATH, ServiceMetrics } from './metrics/service-metrics';
 import { createOpenApiDocument, OPENAPI_PATHS, serveOpenApi } from './openapi/openapi-document';
 import { setServiceTimeZone, RouteMethods, WireExpressAdapter } from './wire';
 
@@ -72,6 +73,20 @@ function asLegacyRouting(routes: RouteMethods, apiPrefix: string): RequestHandle
   };
 }
 
+/**
+ * Puts `paths` behind the API's authentication (and its rate limit, if any): keys guessed there count
+ * against the address like anywhere else.
+ */
+function protect(app: INestApplication, config: AppConfig, paths: string[]): void {
+  const authenticator = app.get(Authenticator);
+  const limits = config.rateLimit && app.get(RateLimitGuard);
+  app.use(paths, (request: AuthenticatedRequest, _response: Response, next: NextFunction) => {
+    const authenticate = () =>
+      authenticator.authenticate(request.headers).then((caller) => (request.caller = caller));
+    (limits ? limits.admit(request, authenticate) : authenticate()).then(() => next(), next);
+  });
+}
+
 export interface CreateAppOptions extends Pick<NestApplicationOptions, 'logger'> {
   /** The root logger; one of the configuration's own when not given. */
   readonly rootLogger?: Logger;
@@ -100,8 +115,10 @@ export async function createApp(
     },
   );
   applyConnectionLimits(app.getHttpServer(), config.connections);
-  // First of all: every request, whatever answers it, gets a request id and a log line.
+  // First of all: every request, whatever answers it, gets a request id and a log line, and is counted.
   app.use(app.get<RequestHandler>(HTTP_LOGGER));
+  const metrics = config.metrics === 'off' ? undefined : app.get(ServiceMetrics);
+  if (metrics) app.use(metrics.requestObserver());
   app.use(asLegacyRouting(app.get(RouteMethods), config.apiPrefix));
   // ETags are set deliberately by the wire layer; Express's own would hash every body again.
   app.set('etag', false);
@@ -125,18 +142,10 @@ export async function createApp(
       ],
     });
   }
-  if (config.swagger === 'protected') {
-    const authenticator = app.get(Authenticator);
-    // Keys guessed through the document count against the address like anywhere else.
-    const limits = config.rateLimit && app.get(RateLimitGuard);
-    app.use(
-      OPENAPI_PATHS,
-      (request: AuthenticatedRequest, _response: Response, next: NextFunction) => {
-        const authenticate = () =>
-          authenticator.authenticate(request.headers).then((caller) => (request.caller = caller));
-        (limits ? limits.admit(request, authenticate) : authenticate()).then(() => next(), next);
-      },
-    );
+  if (config.swagger === 'protected') protect(app, config, OPENAPI_PATHS);
+  if (metrics) {
+    if (config.metrics === 'protected') protect(app, config, [METRICS_PATH]);
+    app.use(METRICS_PATH, metrics.handler());
   }
   // Before init, so its routes come ahead of the not-found handler.
   if (config.swagger !== 'off') serveOpenApi(app, createOpenApiDocument(app, config, version));

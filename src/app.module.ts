@@ -8,6 +8,7 @@ import { DemoDataLoader } from './data-import/demo-data.loader';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { RequirementModule } from './requirement/requirement.module';
 import { TransactionModule } from './transaction/transaction.module';
 import { WireModule } from './wire';
@@ -35,6 +36,7 @@ export class AppModule {
         RequirementModule,
         TransactionModule,
         HealthModule,
+        MetricsModule,
         ...modules,
       ],
       providers: [DemoDataLoader],

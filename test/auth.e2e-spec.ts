@@ -778,6 +778,46 @@ describe('SWAGGER', () => {
 });
 
 // =============================================================================================
+// METRICS
+
+describe('METRICS', () => {
+  describe('off', () => {
+    const service = useSqliteApp(() => ({ METRICS: 'off' }));
+
+    it('serves no metrics', async () => {
+      expectProblem(await service.http.get('/metrics'), 404, { modelState: false });
+    });
+  });
+
+  describe('protected, with AUTH_MODE=apikey', () => {
+    const service = useSqliteApp(() => ({
+      METRICS: 'protected',
+      AUTH_MODE: 'apikey',
+      AUTH_API_KEYS: apiKeysVariable(API_KEYS),
+    }));
+
+    it('answers 401 without a key, and the metrics with one', async () => {
+      expectUnauthenticated(await service.http.get('/metrics'), APIKEY_CHALLENGE);
+      const metrics = await service.http.get('/metrics').set('X-Api-Key', GATEWAY_KEY).expect(200);
+      expect(metrics.text).toContain('http_requests_total');
+    });
+  });
+
+  describe('public (the default), with AUTH_MODE=apikey', () => {
+    const service = useSqliteApp(() => ({
+      AUTH_MODE: 'apikey',
+      AUTH_API_KEYS: apiKeysVariable(API_KEYS),
+    }));
+
+    it('serves the metrics without a key, while the API asks for one', async () => {
+      const metrics = await service.http.get('/metrics').expect(200);
+      expect(metrics.text).toContain('process_cpu_user_seconds_total');
+      expectUnauthenticated(await service.http.get(REQUIREMENTS), APIKEY_CHALLENGE);
+    });
+  });
+});
+
+// =============================================================================================
 // Start-up
 
 describe('start-up', () => {
@@ -827,6 +867,7 @@ describe('start-up', () => {
     ],
     ['an unknown AUTH_MODE', { AUTH_MODE: 'basic' }, ['AUTH_MODE']],
     ['an unknown SWAGGER', { SWAGGER: 'hidden' }, ['SWAGGER']],
+    ['an unknown METRICS', { METRICS: 'private' }, ['METRICS']],
     ['a RATE_LIMIT that is not a number', { RATE_LIMIT: 'many' }, ['RATE_LIMIT']],
   ])('refuses to start with %s, naming the variable', async (_, env, names) => {
     const service = await spawnService(env);

@@ -384,10 +384,13 @@ describe('loadAppConfig', () => {
       }
     });
 
-    it('reads SWAGGER and RATE_LIMIT, rate limiting off by default', () => {
+    it('reads SWAGGER, METRICS and RATE_LIMIT, rate limiting off by default', () => {
       expect(loadAppConfig({}).swagger).toBe('public');
       expect(loadAppConfig({ SWAGGER: 'off' }).swagger).toBe('off');
       expect(configurationErrorOf({ SWAGGER: 'hidden' }).message).toContain('SWAGGER');
+      expect(loadAppConfig({}).metrics).toBe('public');
+      expect(loadAppConfig({ METRICS: 'protected' }).metrics).toBe('protected');
+      expect(configurationErrorOf({ METRICS: 'private' }).message).toContain('METRICS');
       expect(loadAppConfig({}).rateLimit).toBeUndefined();
       expect(
         loadAppConfig({ RATE_LIMIT: '100', RATE_LIMIT_WINDOW_SECONDS: '10' }).rateLimit,

@@ -43,6 +43,8 @@ export interface AppConfig {
   readonly auth: AuthConfig;
   /** The OpenAPI UI and document: open, behind the API's authentication, or not served. */
   readonly swagger: 'public' | 'protected' | 'off';
+  /** The Prometheus metrics at /metrics: open, behind the API's authentication, or not served. */
+  readonly metrics: 'public' | 'protected' | 'off';
   /** Requests per caller (or client address) and window; `undefined` when rate limiting is off. */
   readonly rateLimit?: RateLimitConfig;
   /** Longest a request waits on the database before it is answered 503. */
@@ -499,6 +501,7 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
     connections: readConnectionLimits(reader, port, trustProxy),
     auth,
     swagger: reader.oneOf('SWAGGER', ['public', 'protected', 'off'], 'public'),
+    metrics: reader.oneOf('METRICS', ['public', 'protected', 'off'], 'public'),
     rateLimit: readRateLimit(reader, env, auth),
     databaseTimeoutMs: reader.integer('DATABASE_TIMEOUT_MS', 5000, 100, 120000),
   };
