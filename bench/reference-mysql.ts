@@ -11,13 +11,15 @@ export interface LoopResult {
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
-const LOCK_COLUMNS = ['transaction_id', 'locked', 'row_version', ...AGENT_CHAIN_FIELDS]
-  .map((name) => `\`${name}\``)
-  .join(', ');
+/** The columns UpdateAgents reads of the row it locks, in the real schema (both databases). */
+export const LOCKED_COLUMNS = ['transaction_id', 'locked', 'row_version', ...AGENT_CHAIN_FIELDS];
+
+const LOCK_COLUMNS = LOCKED_COLUMNS.map((name) => `\`${name}\``).join(', ');
 
 /**
- * UpdateAgents' SQL written by hand on one connection: lock the row, write the broker and the stamp,
- * append the history, commit. Rolls back and rethrows on failure.
+ * UpdateAgents' SQL written by hand on one connection, in the service's two round trips (the pool must
+ * allow several statements per query): START TRANSACTION with the locking read, then the broker and
+ * the stamp, the history entry and COMMIT. Rolls back and rethrows on failure.
  */
 export async function updateAgentsByHand(
   connection: PoolConnection,
@@ -26,26 +28,25 @@ export async function updateAgentsByHand(
   brokername: string,
 ): Promise<void> {
   try {
-    await connection.query('START TRANSACTION');
-    const [rows] = await connection.query(
-      `SELECT ${LOCK_COLUMNS} FROM \`sales_transaction\` WHERE \`transaction_id\` = ? FOR UPDATE`,
+    const [[, rows]] = (await connection.query(
+      `START TRANSACTION; SELECT ${LOCK_COLUMNS} FROM \`sales_transaction\` WHERE \`transaction_id\` = ? FOR UPDATE`,
       [transactionId],
-    );
-    const before = (rows as Array<Record<string, unknown>>)[0];
+    )) as unknown as [[unknown, Array<Record<string, unknown>>]];
+    const before = rows[0];
     const stamp = new Date();
     await connection.query(
-      'UPDATE `sales_transaction` SET `brokerid` = ?, `brokername` = ?, `stamp` = ?, `row_version` = `row_version` + 1 WHERE `transaction_id` = ?',
-      [brokerid, brokername, stamp, transactionId],
-    );
-    await connection.query(
-      'INSERT INTO `agent_assignment` (`transaction_id`, `stamp`, `changed_by`, `changes`) VALUES (?, ?, NULL, ?)',
+      'UPDATE `sales_transaction` SET `brokerid` = ?, `brokername` = ?, `stamp` = ?, `row_version` = `row_version` + 1 WHERE `transaction_id` = ?; ' +
+        'INSERT INTO `agent_assignment` (`transaction_id`, `stamp`, `changed_by`, `changes`) VALUES (?, ?, NULL, ?); COMMIT',
       [
+        brokerid,
+        brokername,
+        stamp,
+        transactionId,
         transactionId,
         stamp,
         JSON.stringify([{ field: 'brokerid', before: before?.brokerid ?? null, after: brokerid }]),
       ],
     );
-    await connection.query('COMMIT');
   } catch (error) {
     await connection.query('ROLLBACK').catch(() => undefined);
     throw error;
@@ -59,7 +60,12 @@ export async function runMysqlReference(
   seconds: number,
   transactionCount: number,
 ): Promise<LoopResult> {
-  const pool = createPool({ uri: url, connectionLimit: connections, timezone: 'Z' });
+  const pool = createPool({
+    uri: url,
+    connectionLimit: connections,
+    timezone: 'Z',
+    multipleStatements: true,
+  });
   const latencies: number[] = [];
   let errors = 0;
   let counter = 0;

@@ -10,14 +10,13 @@ import { TransactionReadStatements } from '../src/transaction/transaction-read.s
 
 /**
  * The framework's ceiling for GetTransaction: a bare NestJS-on-Express app whose one route runs
- * GetTransaction's own two SELECTs with the driver alone (mysql2, or better-sqlite3 on the embedded
- * database) and sends its rows as JSON, the transaction with its items, values as the driver gives
- * them. Arguments: port, the service's DATABASE_URL.
+ * GetTransaction's own two SELECTs with the driver alone, as the service sends them (mysql2, both in
+ * one query, or better-sqlite3 on the embedded database), and sends its rows as JSON, the transaction
+ * with its items, values as the driver gives them. Arguments: port, the service's DATABASE_URL.
  */
 const [port, databaseUrl] = process.argv.slice(2);
 
 type Row = Record<string, unknown>;
-type Statement = keyof TransactionReadStatements['sql'];
 
 /** What the route uses of the drivers' connections: better-sqlite3's, or mysql2's pool. */
 interface Connections {
@@ -27,24 +26,24 @@ interface Connections {
 
 /**
  * Opens the database as the service opens it (its options, so on MySQL its pool) and returns a
- * function running one of GetTransaction's statements, as the service builds them, for one id with the
- * driver alone: better-sqlite3's prepared statements, or queries on mysql2's pool.
+ * function running GetTransaction's two statements, as the service builds them, for one id with the
+ * driver alone, as the service sends them: better-sqlite3's prepared statements, or both in one query
+ * on mysql2's pool. Their rows: the transaction's, then its checklist's.
  */
-async function transactionQueries(): Promise<(statement: Statement, id: number) => Promise<Row[]>> {
+async function transactionQueries(): Promise<(id: number) => Promise<[Row[], Row[]]>> {
   const config = loadAppConfig({ DATABASE_URL: databaseUrl }, { serving: false });
   const dataSource = new DataSource(dataSourceOptions(config.database, APP_ENTITIES));
   await dataSource.initialize();
   const { sql } = new TransactionReadStatements(dataSource);
   const { databaseConnection, pool } = dataSource.driver as unknown as Connections;
   if (databaseConnection) {
-    const prepared = {
-      transaction: databaseConnection.prepare(sql.transaction),
-      checklist: databaseConnection.prepare(sql.checklist),
-    };
-    return (statement, id) => Promise.resolve(prepared[statement].all(id) as Row[]);
+    const transaction = databaseConnection.prepare(sql.transaction);
+    const checklist = databaseConnection.prepare(sql.checklist);
+    return (id) => Promise.resolve([transaction.all(id) as Row[], checklist.all(id) as Row[]]);
   }
   const queries = pool!.promise();
-  return async (statement, id) => (await queries.query(sql[statement], [id]))[0] as Row[];
+  const both = `${sql.transaction}; ${sql.checklist}`;
+  return async (id) => (await queries.query(both, [id, id]))[0] as unknown as [Row[], Row[]];
 }
 
 /** The members of `row` whose result name starts with `table.`, under their own names. */
@@ -62,9 +61,8 @@ async function main(): Promise<void> {
   class ReadController {
     @Get('transaction/:id')
     async read(@Param('id') id: string): Promise<Row> {
-      const [row] = await query('transaction', Number(id));
+      const [[row], checklist] = await query(Number(id));
       if (!row) throw new NotFoundException();
-      const checklist = await query('checklist', Number(id));
       return {
         ...membersOf(row, 'transaction'),
         requirements: checklist.map((item) => ({
