@@ -6,7 +6,7 @@ import { REPO_ROOT } from './support/processes';
 /**
  * npm runs a dependency's install scripts only as `allowScripts` in package.json says: better-sqlite3
  * builds its binding (every SQLite suite loads it), and swagger-ui-dist's install telemetry
- * (@scarf/scarf) is refused. npm itself is asked whether any installed script is left unreviewed.
+ * (@scarf/scarf) is refused, and so is protobufjs's version-scheme warning. npm itself is asked whether any installed script is left unreviewed.
  */
 describe('the install-script policy', () => {
   it('leaves no installed dependency with an install script unreviewed', async () => {
@@ -17,6 +17,10 @@ describe('the install-script policy', () => {
   });
 
   it("allows better-sqlite3's build and refuses the install telemetry", () => {
-    expect(allowScripts).toEqual({ 'better-sqlite3': true, '@scarf/scarf': false });
+    expect(allowScripts).toEqual({
+      'better-sqlite3': true,
+      '@scarf/scarf': false,
+      protobufjs: false,
+    });
   });
 });
