@@ -1,5 +1,5 @@
-/** The agent chain: the only members UpdateAgents writes (CONTRACT §8). */
-export const AGENT_CHAIN_FIELDS = [
+/** The agents of a chain, by id: where ListTransactions looks for an agent_id. */
+export const AGENT_ID_FIELDS = [
   'brokerid',
   'directorid',
   'directorid_recruit',
@@ -7,6 +7,11 @@ export const AGENT_CHAIN_FIELDS = [
   'managerid_recruit',
   'salesagentid',
   'salesagentid_recruit',
+] as const;
+
+/** The agent chain: the only members UpdateAgents writes (CONTRACT §8). */
+export const AGENT_CHAIN_FIELDS = [
+  ...AGENT_ID_FIELDS,
   'brokername',
   'directorname',
   'directorname_recruit',

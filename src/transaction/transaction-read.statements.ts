@@ -6,6 +6,8 @@ import { RequirementAcquisitionEntity } from '../requirement/entities/requiremen
 import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
 import { wireModelOf } from '../wire';
 import { TransactionDto } from './dto/transaction.dto';
+import { type PageRequest } from './list-transactions.query';
+import { TransactionPageSql } from './transaction-page.sql';
 import { TransactionRequirementEntity } from './entities/transaction-requirement.entity';
 import { TransactionEntity } from './entities/transaction.entity';
 
@@ -14,6 +16,12 @@ interface SelectedMember {
   readonly name: string;
   readonly column: ColumnMetadata;
   readonly alias: string;
+}
+
+/** A page of transactions, and whether the listing holds more after it. */
+export interface TransactionPage {
+  readonly transactions: TransactionDto[];
+  readonly more: boolean;
 }
 
 /** A transaction as read, with the version its ETag names. */
@@ -41,6 +49,10 @@ export class TransactionReadStatements {
   private readonly itemMembers: readonly SelectedMember[];
   /** The item's key in the result: set on every item row, null on the row of an empty checklist. */
   private readonly itemKey: string;
+  /** The transaction's id, by which a page's checklist rows are told apart. */
+  private readonly pageKey: SelectedMember;
+  private readonly pageChecklist: (count: number) => string;
+  private readonly page: TransactionPageSql;
 
   constructor(private readonly dataSource: DataSource) {
     const escape = (name: string) => dataSource.driver.escape(name);
@@ -76,17 +88,31 @@ export class TransactionReadStatements {
         .join(', ');
     const column = (table: string, metadata: typeof items, property: string) =>
       `${escape(table)}.${escape(metadata.findColumnWithPropertyName(property)!.databaseName)}`;
-    const from = `FROM ${escape(transactions.tableName)} ${escape('transaction')}`;
-    const where = ` WHERE ${column('transaction', transactions, 'transaction_id')} = ?`;
+    const transactionKey = column('transaction', transactions, 'transaction_id');
+    const itemKey = column('item', items, 'requirement_id');
+    const checklist = (members: readonly SelectedMember[], where: string, order: string) =>
+      `SELECT ${selected(members)} FROM ${escape(transactions.tableName)} ${escape('transaction')}` +
+      ` LEFT JOIN ${escape(items.tableName)} ${escape('item')} ON ${column('item', items, 'transaction_id')} = ${transactionKey}` +
+      ` LEFT JOIN ${escape(catalogue.tableName)} ${escape('requirement')} ON ${column('requirement', catalogue, 'requirement_id')} = ${itemKey}` +
+      ` WHERE ${where} ORDER BY ${order}`;
+    const row = selected([...this.transactionMembers, this.version]);
     this.sql = {
-      transaction: `SELECT ${selected([...this.transactionMembers, this.version])} ${from}${where}`,
-      checklist:
-        `SELECT ${selected([this.version, ...this.itemMembers])} ${from}` +
-        ` LEFT JOIN ${escape(items.tableName)} ${escape('item')} ON ${column('item', items, 'transaction_id')} = ${column('transaction', transactions, 'transaction_id')}` +
-        ` LEFT JOIN ${escape(catalogue.tableName)} ${escape('requirement')} ON ${column('requirement', catalogue, 'requirement_id')} = ${column('item', items, 'requirement_id')}` +
-        where +
-        ` ORDER BY ${column('item', items, 'requirement_id')} ASC`,
+      transaction: `SELECT ${row} FROM ${escape(transactions.tableName)} ${escape('transaction')} WHERE ${transactionKey} = ?`,
+      checklist: checklist(
+        [this.version, ...this.itemMembers],
+        `${transactionKey} = ?`,
+        `${itemKey} ASC`,
+      ),
     };
+    this.pageKey = this.transactionMembers.find((member) => member.name === 'transaction_id')!;
+    // A page's checklists in one statement: its transactions' ids, one `?` each.
+    this.pageChecklist = (count) =>
+      checklist(
+        [this.pageKey, this.version, ...this.itemMembers],
+        `${transactionKey} IN (${Array.from({ length: count }, () => '?').join(', ')})`,
+        `${transactionKey} ASC, ${itemKey} ASC`,
+      );
+    this.page = new TransactionPageSql(dataSource, row);
   }
 
   /**
@@ -109,6 +135,45 @@ export class TransactionReadStatements {
       // checklist): read both again, so the answer is the transaction as it stood at one time.
       if (checklist[0]?.[this.version.alias] === row[this.version.alias])
         return this.hydrate(row, checklist);
+    }
+  }
+
+  /**
+   * A page of ListTransactions with each transaction's checklist: the page's rows, then the checklists
+   * of all of them in one statement (never one per row), each transaction as it stood at one version.
+   */
+  async readPage(unitOfWork: UnitOfWork, request: PageRequest): Promise<TransactionPage> {
+    for (;;) {
+      const [rows] = await unitOfWork.readStatements([this.page.statement(request)], {
+        replica: true,
+      });
+      const listed = rows.slice(0, request.limit);
+      if (listed.length === 0) return { transactions: [], more: false };
+      const ids = listed.map((row) => row[this.pageKey.alias]);
+      const [checklists] = await unitOfWork.readStatements(
+        [{ sql: this.pageChecklist(ids.length), parameters: ids }],
+        { replica: true },
+      );
+      const byTransaction = new Map<unknown, Row[]>();
+      for (const item of checklists) {
+        const id = item[this.pageKey.alias];
+        const held = byTransaction.get(id);
+        if (held) held.push(item);
+        else byTransaction.set(id, [item]);
+      }
+      // A transaction written between the two reads is read again with its page, as read() does.
+      const consistent = listed.every(
+        (row) =>
+          byTransaction.get(row[this.pageKey.alias])?.[0]?.[this.version.alias] ===
+          row[this.version.alias],
+      );
+      if (consistent)
+        return {
+          transactions: listed.map(
+            (row) => this.hydrate(row, byTransaction.get(row[this.pageKey.alias])!).transaction,
+          ),
+          more: rows.length > request.limit,
+        };
     }
   }
 

@@ -1,6 +1,17 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { type Response } from 'express';
+import {
+  applyDecorators,
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Req,
+  Res,
+} from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { type Request, type Response } from 'express';
 import {
   AGENT_HISTORY_EXAMPLE,
   TRANSACTION_EXAMPLE,
@@ -13,8 +24,16 @@ import { CommitOutcomeUnknownError, DatabaseUnavailableError } from '../database
 import { Int32ParamPipe, WireErrors, WireRequestBody, WireResponse } from '../wire';
 import { AGENT_CHAIN_FIELDS } from './agent-chain';
 import { AgentAssignmentDto } from './dto/agent-assignment.dto';
+import { PAGE_LIMIT } from './dto/list-transactions-query.dto';
+import { TransactionPageDto } from './dto/transaction-page.dto';
 import { TransactionDto } from './dto/transaction.dto';
 import { UpdateAgentsDto } from './dto/update-agents.dto';
+import {
+  encodeCursor,
+  ListTransactionsQuery,
+  type PageRequest,
+  queryStringOf,
+} from './list-transactions.query';
 import {
   TransactionChangedError,
   TransactionLockedError,
@@ -57,6 +76,78 @@ const READ_ONE_ERRORS = WireErrors(
   DatabaseUnavailableError,
 );
 
+/** The request's own address with the next page's cursor: the target of the `Link` rel="next". */
+function nextPageOf(request: Request, cursor: string): string {
+  const query = new URLSearchParams(queryStringOf(request));
+  // Names bind in any case: a cursor sent as `Cursor` is replaced too, not left to win as the first.
+  for (const name of [...query.keys()]) if (name.toLowerCase() === 'cursor') query.delete(name);
+  query.set('cursor', cursor);
+  return `${request.originalUrl.split('?')[0]}?${query.toString()}`;
+}
+
+const PAGE_EXAMPLE = {
+  transactions: [TRANSACTION_EXAMPLE],
+  next_cursor: encodeCursor({ status: 'Approved' }, { transactionId: 1001 }),
+};
+
+/** ListTransactions' query parameters, as the OpenAPI document describes them. */
+const LIST_QUERY = applyDecorators(
+  ApiQuery({
+    name: 'limit',
+    required: false,
+    description: `Transactions per page, at most ${PAGE_LIMIT.max}; more answers 400.`,
+    schema: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: PAGE_LIMIT.max,
+      default: PAGE_LIMIT.default,
+    },
+    example: 100,
+  }),
+  ApiQuery({
+    name: 'status',
+    required: false,
+    description: 'Only transactions with this status (exact match).',
+    schema: { type: 'string' },
+    example: 'Approved',
+  }),
+  ApiQuery({
+    name: 'financetype',
+    required: false,
+    description: 'Only transactions with this finance type (exact match).',
+    schema: { type: 'string' },
+    example: 'Cash',
+  }),
+  ApiQuery({
+    name: 'agent_id',
+    required: false,
+    description:
+      'Only transactions whose agent chain names this id: brokerid, directorid, directorid_recruit, ' +
+      'managerid, managerid_recruit, salesagentid or salesagentid_recruit.',
+    schema: { type: 'integer', format: 'int32' },
+    example: 12,
+  }),
+  ApiQuery({
+    name: 'changed_since',
+    required: false,
+    description:
+      'Only transactions stamped at or after this instant (ISO 8601; without an offset, in the ' +
+      'service time zone), ordered by stamp then transaction_id: an incremental sync sends the stamp ' +
+      'of the last transaction it holds.',
+    schema: { type: 'string', format: 'date-time' },
+    example: '2026-03-01T00:00:00+00:00',
+  }),
+  ApiQuery({
+    name: 'cursor',
+    required: false,
+    description:
+      'next_cursor of the previous page, sent with the same filters; absent for the first page. ' +
+      'Opaque; a cursor that is malformed or belongs to other filters answers 400.',
+    schema: { type: 'string' },
+  }),
+);
+
 @ApiTags('Transaction')
 @Controller('Transaction')
 export class TransactionController {
@@ -76,9 +167,12 @@ export class TransactionController {
   })
   @WireRequestBody(UpdateAgentsDto, 'A whole Transaction.', UPDATE_AGENTS_EXAMPLE)
   @ApiHeader({
-    name: 'if-match',
+    name: 'If-Match',
     required: false,
-    description: 'The ETag of GetTransaction; 412 when stale.',
+    description:
+      'ETags of GetTransaction (or `*`): 412 unless one is the current one. Without it, the last ' +
+      'write wins, as on the legacy service.',
+    schema: { type: 'string', example: '"1001.3"' },
   })
   @ApiResponse({ status: 204, description: 'Applied (or nothing to change).' })
   @WireErrors(
@@ -118,6 +212,10 @@ export class TransactionController {
   @ApiOperation({
     operationId: 'GetTransaction',
     summary: 'One transaction with its requirements checklist.',
+    description:
+      'Every member is written, null or not, and the checklist lists every requirement of the ' +
+      "transaction's requirement type with whether it was submitted. The ETag serves If-None-Match " +
+      '(304 while current) and If-Match on UpdateAgents.',
   })
   @TRANSACTION_ID
   @WireResponse(TransactionDto, {
@@ -134,10 +232,43 @@ export class TransactionController {
     return transaction;
   }
 
+  @Get('ListTransactions')
+  @ApiOperation({
+    operationId: 'ListTransactions',
+    summary: 'Transactions page by page, each with its checklist, filtered and in a stable order.',
+    description:
+      'Keyset paging: each page carries next_cursor (null on the last) and a Link header rel="next". ' +
+      'Ordered by transaction_id, or with changed_since by stamp then transaction_id, so a sync ' +
+      'walking the pages meets every transaction; one changed meanwhile comes again later with its ' +
+      'new stamp. Items are the Transaction of GetTransaction.',
+  })
+  @LIST_QUERY
+  @WireResponse(TransactionPageDto, {
+    description:
+      'One page: transactions and next_cursor (in XML, ArrayOfTransaction holding transactions and ' +
+      'next_cursor).',
+    example: PAGE_EXAMPLE,
+  })
+  @WireErrors(304, 400, AuthenticationError, RateLimitedError, 500, DatabaseUnavailableError)
+  async listTransactions(
+    @ListTransactionsQuery() page: PageRequest,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<TransactionPageDto> {
+    const listed = await this.transactions.list(page);
+    if (listed.next_cursor)
+      response.setHeader('Link', `<${nextPageOf(request, listed.next_cursor)}>; rel="next"`);
+    return listed;
+  }
+
   @Get('GetAgentHistory/:transaction_id')
   @ApiOperation({
     operationId: 'GetAgentHistory',
     summary: 'The agent-chain changes of one transaction, oldest first.',
+    description:
+      'One record per accepted UpdateAgents call that changed something: when it committed, who ' +
+      'made it (the authenticated caller, when there is one) and each agent member it changed, ' +
+      'with its value before and after.',
   })
   @TRANSACTION_ID
   @WireResponse(AgentAssignmentDto, {

@@ -14,6 +14,8 @@ import {
   type VersionedTransaction,
 } from './transaction-read.statements';
 import { type AgentAssignmentDto } from './dto/agent-assignment.dto';
+import { type TransactionPageDto } from './dto/transaction-page.dto';
+import { encodeCursor, type PageRequest } from './list-transactions.query';
 import { AgentAssignmentEntity } from './entities/agent-assignment.entity';
 import { TransactionEntity } from './entities/transaction.entity';
 import {
@@ -52,6 +54,22 @@ export class TransactionService {
     const found = await this.reading.read(this.unitOfWork, transactionId);
     if (!found) throw new TransactionNotFoundError(transactionId);
     return found;
+  }
+
+  /** One page of the listing, with the cursor of the next one (null on the last page). */
+  async list(request: PageRequest): Promise<TransactionPageDto> {
+    const { transactions, more } = await this.reading.readPage(this.unitOfWork, request);
+    const last = transactions.at(-1);
+    return {
+      transactions,
+      next_cursor:
+        more && last
+          ? encodeCursor(request.filter, {
+              transactionId: last.transaction_id!,
+              ...(request.filter.changedSince && { stamp: last.stamp! }),
+            })
+          : null,
+    };
   }
 
   /** The agent-chain changes of one transaction, oldest first. */

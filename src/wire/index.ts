@@ -11,6 +11,7 @@ export {
   XmlCodec,
   XmlCollectionReader,
 } from './codecs/xml.codec';
+export { FormReader } from './codecs/form.codec';
 export { Int32ParamPipe } from './http/int32-param.pipe';
 export { RouteMethods } from './http/route-methods';
 export { RepresentationCache, VersionedBody, type VersionedSnapshot } from './http/versioned-body';

@@ -1,11 +1,22 @@
-import { Entity, OneToMany, PrimaryColumn, VersionColumn } from 'typeorm';
+import { Entity, Index, OneToMany, PrimaryColumn, VersionColumn } from 'typeorm';
 import { WireColumns, type WireColumnsOf } from '../../database/wire-columns';
 import { TransactionDto } from '../dto/transaction.dto';
+import { AGENT_ID_FIELDS } from '../agent-chain';
 import { TransactionRequirementEntity } from './transaction-requirement.entity';
+
+/**
+ * ListTransactions' keyset indexes: each filter's column, or the stamp it orders by, then the key, so a
+ * page is a range of one index read in key order (see TransactionPageSql).
+ */
+const ListingIndexes = (): ClassDecorator => (target) => {
+  for (const column of ['status', 'financetype', 'stamp', ...AGENT_ID_FIELDS])
+    Index(`IDX_sales_transaction_${column}`, [column, 'transaction_id'])(target);
+};
 
 /** A sales transaction: a column for every scalar member of the wire Transaction, named as on the wire. */
 @Entity('sales_transaction')
 @WireColumns(TransactionDto)
+@ListingIndexes()
 export class TransactionEntity {
   @PrimaryColumn({ type: 'int' }) transaction_id!: number;
 

@@ -2,6 +2,7 @@ import { InitialSchema1795337580079 } from './1795337580079-InitialSchema';
 import { CatalogueVersion1795341221536 } from './1795341221536-CatalogueVersion';
 import { WideTextColumns1795411875242 } from './1795411875242-WideTextColumns';
 import { WideCallerId1795426546718 } from './1795426546718-WideCallerId';
+import { ListingIndexes1795600000000 } from './1795600000000-ListingIndexes';
 
 /** The production schema, oldest first; applied by `npm run migration:run` or MIGRATIONS_RUN=true. */
 export const MYSQL_MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MYSQL_MIGRATIONS = [
   CatalogueVersion1795341221536,
   WideTextColumns1795411875242,
   WideCallerId1795426546718,
+  ListingIndexes1795600000000,
 ];

@@ -2,6 +2,7 @@ import { InitialSchema1795337578554 } from './1795337578554-InitialSchema';
 import { CatalogueVersion1795341219492 } from './1795341219492-CatalogueVersion';
 import { WideTextColumns1795411873512 } from './1795411873512-WideTextColumns';
 import { WideCallerId1795426546718 } from './1795426546718-WideCallerId';
+import { ListingIndexes1795600000000 } from './1795600000000-ListingIndexes';
 
 /** The embedded database's schema, oldest first; the service applies them at every start. */
 export const SQLITE_MIGRATIONS = [
@@ -9,4 +10,5 @@ export const SQLITE_MIGRATIONS = [
   CatalogueVersion1795341219492,
   WideTextColumns1795411873512,
   WideCallerId1795426546718,
+  ListingIndexes1795600000000,
 ];

@@ -1,0 +1,125 @@
+import { type DataSource } from 'typeorm';
+import { type ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { type Statement } from '../database/statement-batches';
+import { AGENT_ID_FIELDS } from './agent-chain';
+import { TransactionEntity } from './entities/transaction.entity';
+import { type PageRequest } from './list-transactions.query';
+
+/** A condition of the page statement, with its `?` parameters in order. */
+interface Condition {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
+
+/**
+ * The statement reading one page of ListTransactions, keyset-paged so that every page is a range scan
+ * of one index, however deep the caller has paged: `… WHERE <filters> AND <after the last key> ORDER
+ * BY <key> LIMIT n`, never an OFFSET. The key is transaction_id, or (stamp, transaction_id) when the
+ * listing is of changes since an instant; each filter has its (column, transaction_id) index and the
+ * stamp its (stamp, transaction_id) one, so the planner reads the rows in key order from the index of
+ * one condition and checks the others on them.
+ *
+ * An agent id may sit in any of seven columns, and an OR over them cannot be read in key order from
+ * one index (MariaDB answers it with an index merge and a sort of every matching row). So each column
+ * is its own keyset range scan of its index, n keys at most, and only those few keys are merged,
+ * de-duplicated (one agent may hold two roles of a chain), cut to n and joined to their rows.
+ */
+export class TransactionPageSql {
+  private readonly escape: (name: string) => string;
+  /** The transactions' table, aliased `transaction` as the select list names it. */
+  private readonly table: string;
+  private readonly stampColumn: ColumnMetadata;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    /** The select list of the transaction's row, from the table aliased `transaction`. */
+    private readonly selected: string,
+  ) {
+    this.escape = (name) => dataSource.driver.escape(name);
+    const transactions = dataSource.getMetadata(TransactionEntity);
+    this.table = `${this.escape(transactions.tableName)} ${this.escape('transaction')}`;
+    this.stampColumn = transactions.findColumnWithPropertyName('stamp')!;
+  }
+
+  /** The page's rows in key order, one more than the limit when a next page exists. */
+  statement({ filter, after, limit }: PageRequest): Statement {
+    const byStamp = filter.changedSince !== undefined;
+    const key = byStamp ? ['stamp', 'transaction_id'] : ['transaction_id'];
+    const order = key.map((column) => `${this.column(column)} ASC`).join(', ');
+    const conditions: Condition[] = [];
+    if (filter.status !== undefined) conditions.push(this.equals('status', filter.status));
+    if (filter.financetype !== undefined)
+      conditions.push(this.equals('financetype', filter.financetype));
+    if (after) conditions.push(this.after(after.transactionId, after.stamp));
+    else if (filter.changedSince)
+      conditions.push({
+        sql: `${this.column('stamp')} >= ?`,
+        parameters: [this.stamp(filter.changedSince)],
+      });
+    const rows = limit + 1;
+    if (filter.agentId === undefined) {
+      const where = this.where(conditions);
+      return {
+        sql: `SELECT ${this.selected} FROM ${this.table}${where.sql} ORDER BY ${order} LIMIT ?`,
+        parameters: [...where.parameters, rows],
+      };
+    }
+    const keys = key.map((column) => this.escape(column)).join(', ');
+    const branches = AGENT_ID_FIELDS.map((field) => {
+      const where = this.where([this.equals(field, filter.agentId), ...conditions]);
+      const selectedKey = key.map((column) => this.column(column)).join(', ');
+      return {
+        sql:
+          `SELECT ${keys} FROM (SELECT ${selectedKey} FROM ${this.table}${where.sql}` +
+          ` ORDER BY ${order} LIMIT ?) ${this.escape(`by_${field}`)}`,
+        parameters: [...where.parameters, rows],
+      };
+    });
+    const page = this.escape('page');
+    return {
+      sql:
+        `SELECT ${this.selected} FROM (SELECT DISTINCT ${keys} FROM (` +
+        branches.map((branch) => branch.sql).join(' UNION ALL ') +
+        `) ${this.escape('matched')} ORDER BY ${key.map((column) => `${this.escape(column)} ASC`).join(', ')} LIMIT ?) ${page}` +
+        ` JOIN ${this.table} ON ${this.column('transaction_id')} = ${page}.${this.escape('transaction_id')}` +
+        ` ORDER BY ${order}`,
+      parameters: [...branches.flatMap((branch) => branch.parameters), rows],
+    };
+  }
+
+  private column(name: string): string {
+    return `${this.escape('transaction')}.${this.escape(name)}`;
+  }
+
+  private equals(column: string, value: unknown): Condition {
+    return { sql: `${this.column(column)} = ?`, parameters: [value] };
+  }
+
+  /**
+   * After the last key. By stamp, written as two ranges of the (stamp, transaction_id) index: MariaDB
+   * reads a row constructor `(stamp, transaction_id) > (?, ?)` by scanning the whole index.
+   */
+  private after(transactionId: number, stamp: Date | undefined): Condition {
+    if (!stamp) return { sql: `${this.column('transaction_id')} > ?`, parameters: [transactionId] };
+    const at = this.stamp(stamp);
+    return {
+      sql:
+        `((${this.column('stamp')} = ? AND ${this.column('transaction_id')} > ?)` +
+        ` OR ${this.column('stamp')} > ?)`,
+      parameters: [at, transactionId, at],
+    };
+  }
+
+  /** An instant as the driver stores the stamp, so the comparison is the column's own. */
+  private stamp(value: Date): unknown {
+    return this.dataSource.driver.preparePersistentValue(value, this.stampColumn);
+  }
+
+  private where(conditions: readonly Condition[]): Condition {
+    if (conditions.length === 0) return { sql: '', parameters: [] };
+    return {
+      sql: ` WHERE ${conditions.map((condition) => condition.sql).join(' AND ')}`,
+      parameters: conditions.flatMap((condition) => condition.parameters),
+    };
+  }
+}
