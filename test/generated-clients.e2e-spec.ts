@@ -93,7 +93,7 @@ async function readTransaction(transaction_id: number) {
 
 function updateAgents(body: UpdateAgentsBody, ifMatch?: string) {
   return client.POST('/api/Transaction/UpdateAgents', {
-    params: { header: ifMatch === undefined ? {} : { 'if-match': ifMatch } },
+    params: { header: ifMatch === undefined ? {} : { 'If-Match': ifMatch } },
     body,
   });
 }
@@ -154,6 +154,18 @@ void runCalls({
     return { status: response.status, message: error?.Message };
   },
 
+  async listTransactions() {
+    const { data, response } = await client.GET('/api/Transaction/ListTransactions', {
+      params: { query: { limit: 2 } },
+    });
+    return {
+      status: response.status,
+      ids: data?.transactions?.map((transaction) => transaction.transaction_id),
+      nextCursor: data?.next_cursor,
+      link: response.headers.get('Link'),
+    };
+  },
+
   async health() {
     const live = await client.GET('/health/live');
     const ready = await client.GET('/health/ready');
@@ -204,6 +216,7 @@ const HEY_API: GeneratedClient = {
   getAgentHistory,
   getRequirements,
   getTransaction,
+  listTransactions,
   live,
   ready,
   updateAgents,
@@ -223,7 +236,7 @@ async function readTransaction(transaction_id: number) {
 }
 
 function update(body: UpdateAgentsTransaction, ifMatch?: string) {
-  return updateAgents({ body, headers: ifMatch === undefined ? {} : { 'if-match': ifMatch } });
+  return updateAgents({ body, headers: ifMatch === undefined ? {} : { 'If-Match': ifMatch } });
 }
 
 void runCalls({
@@ -276,6 +289,16 @@ void runCalls({
     await update({ transaction_id: ids.stale, financetype: 'Cash', brokerid: 13 });
     const { error, response } = await update({ transaction_id: ids.stale, financetype: 'Cash', brokerid: 14 }, etag);
     return { status: response?.status, message: error?.Message };
+  },
+
+  async listTransactions() {
+    const { data, response } = await listTransactions({ query: { limit: 2 } });
+    return {
+      status: response?.status,
+      ids: data?.transactions?.map((transaction) => transaction.transaction_id),
+      nextCursor: data?.next_cursor,
+      link: response?.headers.get('Link'),
+    };
   },
 
   async health() {
@@ -449,6 +472,16 @@ describe('generated clients, compiled under strict tsc, calling the service', ()
       expect(observed.stale).toEqual({
         status: 412,
         message: `Transaction ${ids.stale} has changed since it was read; read it again and retry.`,
+      });
+    });
+
+    it('reads the first page of ListTransactions, with the cursor of the next', () => {
+      expect(observed.listTransactions).toEqual({
+        status: 200,
+        // In transaction_id order: the two lowest ids seeded.
+        ids: [OPENAPI_FETCH.firstId + 1, OPENAPI_FETCH.firstId + 2],
+        nextCursor: expect.any(String),
+        link: expect.stringMatching(/^<[^>]*[?&]cursor=[^>]+>; rel="next"$/),
       });
     });
 
