@@ -7,7 +7,30 @@ import { version } from '../package.json';
 import { createApp } from '../src/app.factory';
 import { loadAppConfig } from '../src/config/app-config';
 import { createOpenApiDocument, OPENAPI_PATHS } from '../src/openapi/openapi-document';
-import { RouteMethods } from '../src/wire';
+import Ajv, { type ValidateFunction } from 'ajv-draft-04';
+import addFormats from 'ajv-formats';
+import { AuthenticationError } from '../src/auth/authenticator';
+import { RateLimitedError } from '../src/auth/rate-limit.guard';
+import {
+  CommitOutcomeUnknownError,
+  DatabaseUnavailableError,
+} from '../src/database/database-errors';
+import {
+  TransactionChangedError,
+  TransactionLockedError,
+  TransactionNotFoundError,
+} from '../src/transaction/transaction.errors';
+import {
+  type BoundRecord,
+  declaredWireModels,
+  FORM_MEDIA_TYPE,
+  FormReader,
+  JsonCodec,
+  RouteMethods,
+  toValidatedDto,
+  type WireModel,
+  XmlCodec,
+} from '../src/wire';
 import { RunningApp } from './support/test-app';
 
 const ROOT = join(__dirname, '..');
@@ -140,8 +163,16 @@ describe('the OpenAPI document', () => {
     const transaction = schemas.Transaction;
     expect(Object.keys(transaction.properties)[0]).toBe('transaction_id');
     expect(Object.keys(transaction.properties)).toContain('TotalPayments');
-    expect(transaction.required).toEqual(['financetype']);
+    // A response writes every member, null or not; a request needs only the seed's [Required] ones.
+    expect(transaction.required).toEqual(Object.keys(transaction.properties));
     expect(schemas.UpdateAgentsTransaction.required).toEqual(['transaction_id', 'financetype']);
+    expect(schemas.RequirementAcquisition.required).toEqual(
+      Object.keys(schemas.RequirementAcquisition.properties),
+    );
+    expect(schemas.RequirementAcquisitionInput.required).toBeUndefined();
+    expect(schemas.UpdateAgentsTransaction.properties.requirements.items).toEqual({
+      $ref: '#/components/schemas/RequirementAcquisitionInput',
+    });
     expect(transaction.properties.property_id).toEqual({
       type: 'integer',
       format: 'int32',
@@ -183,6 +214,170 @@ describe('the OpenAPI document', () => {
       namespace: 'http://schemas.datacontract.org/2004/07/PropertySales.Models',
     });
     expect(schemas.LegacyError.xml).toEqual({ name: 'Error' });
+  });
+
+  it('shows each error status with its own example, and declares every header', () => {
+    const operations = Object.values(document.paths).flatMap(
+      (item) => Object.values(item as Json) as Json[],
+    );
+    const update = document.paths['/api/Transaction/UpdateAgents'].post as Json;
+    const example = (status: string) =>
+      update.responses[status].content['application/json'].example as Json;
+    // Each status shows the error its class raises, as a client receives it.
+    for (const [status, error] of [
+      ['401', AuthenticationError],
+      ['404', TransactionNotFoundError],
+      ['409', TransactionLockedError],
+      ['412', TransactionChangedError],
+      ['429', RateLimitedError],
+      ['503', DatabaseUnavailableError],
+      ['504', CommitOutcomeUnknownError],
+    ] as const) {
+      expect(example(status)).toMatchObject({
+        status: Number(status),
+        Message: error.example.message,
+        type: `urn:property-sales:problem:${error.example.code}`,
+      });
+      expect(update.responses[status].content['application/xml'].example).toBe(
+        `<Error><Message>${error.example.message}</Message></Error>`,
+      );
+    }
+    expect(example('400').ModelState).toEqual({
+      'transaction.loanterm': ['The field loanterm must be between 1 and 100.'],
+    });
+    const messages = ['413', '415', '500'].map((status) => example(status).Message as string);
+    expect(new Set(messages).size).toBe(3);
+    // The headers each answer writes.
+    const headers = (status: string) => Object.keys(update.responses[status].headers ?? {}).sort();
+    expect(headers('401')).toEqual(['WWW-Authenticate', 'X-Request-Id']);
+    for (const status of ['429', '503', '504'])
+      expect(headers(status)).toEqual(['Retry-After', 'X-Request-Id']);
+    expect(update.parameters).toContainEqual(expect.objectContaining({ name: 'If-Match' }));
+    for (const operation of operations) {
+      expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/RequestId' });
+      for (const response of Object.values(operation.responses as Json))
+        expect((response as Json).headers['X-Request-Id']).toEqual({
+          $ref: '#/components/headers/RequestId',
+        });
+      // Every representation read carries its ETag, and a conditional read is declared.
+      if (!operation.responses['304']) continue;
+      expect(Object.keys(operation.responses['200'].headers)).toContain('ETag');
+      expect(Object.keys(operation.responses['304'].headers)).toContain('ETag');
+      expect(operation.parameters).toContainEqual(
+        expect.objectContaining({ name: 'If-None-Match', in: 'header' }),
+      );
+    }
+    expect(document.servers).toEqual([{ url: '.', description: expect.any(String) as unknown }]);
+    expect(new Set(document.tags!.map(({ name }) => name))).toEqual(
+      new Set(operations.flatMap((operation) => operation.tags as string[])),
+    );
+  });
+
+  it('writes every example as the service reads and writes it, each valid against its schema', () => {
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addFormat('int32', true).addFormat('decimal', true);
+    // A media type's schema refers to the document's components, from the document's root.
+    const validators = new Map<string, ValidateFunction>();
+    const validatorOf = (schema: object) => {
+      const key = JSON.stringify(schema);
+      const validator =
+        validators.get(key) ?? ajv.compile({ ...schema, components: document.components });
+      validators.set(key, validator);
+      return validator;
+    };
+    const json = new JsonCodec();
+    const xml = new XmlCodec(loadAppConfig({}).xmlNamespace);
+    const form = new FormReader();
+    const read = (model: WireModel, bound: BoundRecord) =>
+      JSON.parse(
+        json.encode(model, toValidatedDto(model.type, bound, model.parameterName)),
+      ) as unknown;
+    let checked = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const operation of Object.values(item as Json)) {
+        const bodies = [
+          ...(operation.requestBody ? [operation.requestBody] : []),
+          ...Object.values(operation.responses as Json),
+        ] as Json[];
+        for (const { content } of bodies) {
+          for (const [mediaType, media] of Object.entries((content ?? {}) as Json)) {
+            const examples = media.examples
+              ? Object.values(media.examples as Json).map(({ value }: Json) => value as unknown)
+              : [media.example as unknown];
+            for (const example of examples) {
+              const where = `${path} ${mediaType}`;
+              if (example === undefined) continue;
+              checked += 1;
+              if (!mediaType.endsWith('xml')) {
+                const validate = validatorOf(media.schema as object);
+                const valid = validate(example);
+                expect({ where, errors: valid ? null : validate.errors }).toEqual({
+                  where,
+                  errors: null,
+                });
+                continue;
+              }
+              // An XML example reads back as the JSON one: the same record, in XML's member order.
+              const twin = content[mediaType.replace('xml', 'json')].example as unknown;
+              const schema = (media.schema.items ?? media.schema) as Json;
+              const model = declaredWireModels().find(
+                ({ schemaName }) => schema.$ref === `#/components/schemas/${schemaName}`,
+              );
+              if (!model) {
+                expect(example).toBe(
+                  `<Error><Message>${(twin as Json).Message as string}</Message>` +
+                    `${/<ModelState>.*<\/ModelState>/.exec(example as string)?.[0] ?? ''}</Error>`,
+                );
+                continue;
+              }
+              const records = media.schema.items
+                ? xml.decodeList(example as string, model).map((record) => read(model, record))
+                : read(model, xml.decode(example as string, model));
+              expect({ where, records }).toEqual({ where, records: twin });
+            }
+          }
+          // A form example posts the JSON example's record.
+          const formExample = (content as Json | undefined)?.[FORM_MEDIA_TYPE]?.example as Json;
+          if (!formExample) continue;
+          const jsonSchema = content['application/json'].schema as { $ref: string };
+          const model = declaredWireModels().find(({ schemaName }) =>
+            jsonSchema.$ref.endsWith(`/${schemaName}`),
+          )!;
+          const posted = new URLSearchParams(
+            Object.entries(formExample).map(([key, value]): [string, string] => [
+              key,
+              String(value),
+            ]),
+          ).toString();
+          expect(read(model, form.decode(posted, model))).toEqual(
+            content['application/json'].example,
+          );
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it('shows what a running service answers: the same bodies, in the same member order', async () => {
+    const running = await RunningApp.start('sqlite::memory:', { DEMO_DATA: 'true' });
+    try {
+      const read = document.paths['/api/Transaction/GetTransaction/{transaction_id}'].get as Json;
+      for (const mediaType of ['application/json', 'application/xml']) {
+        const example = read.responses['200'].content[mediaType].example as unknown;
+        const answer = await running.http
+          .get('/api/Transaction/GetTransaction/1001')
+          .set('Accept', mediaType)
+          .expect(200);
+        expect(answer.text).toBe(typeof example === 'string' ? example : JSON.stringify(example));
+      }
+      const missing = await running.http.get('/api/Transaction/GetTransaction/999999').expect(404);
+      const notFound = read.responses['404'].content['application/json'].example as Json;
+      expect(Object.keys(missing.body as Json)).toEqual(Object.keys(notFound));
+      expect(missing.headers['x-request-id']).toEqual(expect.any(String));
+    } finally {
+      await running.close();
+    }
   });
 
   it('is served at /swagger-json, with the UI at /swagger, outside the API prefix', async () => {

@@ -22,6 +22,10 @@ export class AuthenticationError extends DomainError {
   static readonly status = 401;
   static readonly description =
     'Missing or invalid credentials (AUTH_MODE apikey or jwt); see WWW-Authenticate.';
+  static readonly example = new AuthenticationError(
+    'The request carries no API key.',
+    `ApiKey realm="${REALM}"`,
+  );
   readonly code = 'unauthenticated';
   readonly title = 'Authentication required';
   /** @param challenge The scheme and parameters the caller must answer with. */

@@ -16,6 +16,7 @@ export class RateLimitedError extends DomainError {
   static readonly status = 429;
   static readonly description =
     'Too many requests from this caller or client address (RATE_LIMIT); retry after Retry-After seconds.';
+  static readonly example = new RateLimitedError(12);
   readonly code = 'rate_limited';
   readonly title = 'Too many requests';
   constructor(retryAfterSeconds: number) {

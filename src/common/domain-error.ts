@@ -10,9 +10,15 @@ export interface DomainErrorClass {
   readonly prototype: DomainError;
 }
 
+/** A domain error class the OpenAPI document shows: one error of it, as a client would receive it. */
+export interface DocumentedErrorClass extends DomainErrorClass {
+  readonly example: DomainError;
+}
+
 /**
  * A failure services report in their own terms (`TransactionLockedError`). Each subclass declares
  * `static readonly status` and `static readonly description`; the exception filter answers with them.
+ * A class a route documents also declares `static readonly example`, an error of its own.
  */
 export abstract class DomainError extends Error {
   /** Stable, machine-readable: the tail of the problem `type`. */

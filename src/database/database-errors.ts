@@ -8,6 +8,7 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
 export class DatabaseUnavailableError extends DomainError {
   static readonly status = 503;
   static readonly description = 'The database is unreachable; retry after Retry-After seconds.';
+  static readonly example = new DatabaseUnavailableError();
   readonly code = 'database_unavailable';
   readonly title = 'Database unavailable';
   /**
@@ -31,6 +32,9 @@ export class CommitOutcomeUnknownError extends DomainError {
   static readonly status = 504;
   static readonly description =
     'The database did not confirm the commit: the change may or may not have been applied.';
+  static readonly example = new CommitOutcomeUnknownError(
+    'Sending the same request again is safe: it applies the change once.',
+  );
   readonly code = 'commit_outcome_unknown';
   readonly title = 'Commit outcome unknown';
   /**

@@ -72,7 +72,13 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @ApiOperation({ operationId: 'Live', summary: 'The process answers.' })
+  @ApiOperation({
+    operationId: 'Live',
+    summary: 'The process answers.',
+    description:
+      'Touches nothing else, so a database outage never gets a healthy instance restarted: the ' +
+      "orchestrator's liveness probe.",
+  })
   @ApiResponse({ status: 200, description: 'Alive.' })
   live(): { status: 'ok' } {
     return { status: 'ok' };
@@ -83,6 +89,9 @@ export class HealthController {
     operationId: 'Ready',
     summary:
       'The database answers a ping in time and its schema is the one this release expects; the details say where rate limits are counted.',
+    description:
+      "The gateway's and the orchestrator's readiness probe: 503 while the database is away, " +
+      'while its schema is not the one this release expects, and once shutdown has begun.',
   })
   @ApiResponse({ status: 200, description: 'Ready to serve.' })
   @ApiResponse({

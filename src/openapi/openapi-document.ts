@@ -1,14 +1,13 @@
 import { type INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { type RequestBodyObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { type AppConfig } from '../config/app-config';
 import {
-  JSON_MEDIA_TYPES,
-  declaredWireModels,
-  REQUEST_EXAMPLE_EXTENSION,
-  XML_MEDIA_TYPES,
-  XmlCodec,
-} from '../wire';
+  type OperationObject,
+  type ReferenceObject,
+  type ResponseObject,
+  type SchemaObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { type AppConfig } from '../config/app-config';
+import { declaredWireModels, writeWireExamples, XmlCodec } from '../wire';
 
 const DESCRIPTION =
   'Property sales transactions and their document requirements. Every operation speaks JSON ' +
@@ -17,36 +16,128 @@ const DESCRIPTION =
   'text/json, or application/problem+json when Accept asks for it) carry the legacy Message and ' +
   'ModelState members with the RFC 9457 ones; XML errors are the legacy Error.';
 
-/** Object keys sorted, except schema `properties`, whose order is the JSON member order of the wire. */
+/**
+ * Object keys sorted, so the committed document changes only with the routes. Kept as written: schema
+ * `properties`, whose order is the JSON member order of the wire, and examples, which are bodies as
+ * the service writes them.
+ */
 function canonical(value: unknown, parentKey?: string): unknown {
   if (Array.isArray(value)) return value.map((item) => canonical(item));
-  if (value === null || typeof value !== 'object') return value;
+  if (value === null || typeof value !== 'object' || parentKey === 'example') return value;
   const entries = Object.entries(value as Record<string, unknown>);
   if (parentKey !== 'properties') entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return Object.fromEntries(entries.map(([key, child]) => [key, canonical(child, key)]));
+  // An entry of `examples` holds a body in its `value`.
+  const childKey = (key: string) => (parentKey === 'examples' ? 'example' : key);
+  return Object.fromEntries(entries.map(([key, child]) => [key, canonical(child, childKey(key))]));
 }
 
-/** Moves each operation's request example into its JSON and XML media types, written in each format. */
-function writeRequestExamples(document: OpenAPIObject, xml: XmlCodec): void {
-  for (const path of Object.values(document.paths)) {
-    for (const operation of Object.values(path) as Array<Record<string, unknown>>) {
-      const example = operation[REQUEST_EXAMPLE_EXTENSION] as object | undefined;
-      const body = operation.requestBody as RequestBodyObject | undefined;
-      if (!example || !body) continue;
-      delete operation[REQUEST_EXAMPLE_EXTENSION];
-      const schemaName = (
-        (body.content[JSON_MEDIA_TYPES[0]]?.schema ?? {}) as { $ref?: string }
-      ).$ref
-        ?.split('/')
-        .pop();
-      const model = declaredWireModels().find((candidate) => candidate.schemaName === schemaName);
-      for (const mediaType of JSON_MEDIA_TYPES)
-        if (body.content[mediaType]) body.content[mediaType].example = example;
-      for (const mediaType of XML_MEDIA_TYPES) {
-        if (model && body.content[mediaType])
-          body.content[mediaType].example = xml.encode(model, example);
-      }
+const TAGS = [
+  {
+    name: 'Transaction',
+    description:
+      'Property sales transactions: read one with its requirements checklist, list them, change ' +
+      'the agent chain and read its history.',
+  },
+  {
+    name: 'Requirement',
+    description: 'The requirement catalogue: each requirement type with its acquisition records.',
+  },
+  {
+    name: 'Health',
+    description:
+      'Probes for the gateway and the orchestrator: never authenticated, never rate limited.',
+  },
+];
+
+const REQUEST_ID = {
+  description:
+    "The request's id, in the log line and in JSON error bodies: the caller's own when it is a " +
+    'plain token of up to 128 letters, digits, `_`, `.`, `:` or `-`, else a new UUID.',
+  schema: { type: 'string', example: '6f1d2c3b-8a4e-4f5d-9b7c-0e1a2b3c4d5e' },
+} as const;
+
+/** X-Request-Id, sent by a gateway or a client and echoed on every answer. */
+function declareRequestId(document: OpenAPIObject): void {
+  const components = document.components!;
+  components.parameters = {
+    ...components.parameters,
+    RequestId: { name: 'X-Request-Id', in: 'header', required: false, ...REQUEST_ID },
+  };
+  components.headers = { ...components.headers, RequestId: REQUEST_ID };
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as OperationObject[]) {
+      operation.parameters = [
+        ...(operation.parameters ?? []),
+        { $ref: '#/components/parameters/RequestId' },
+      ];
+      for (const response of Object.values(operation.responses) as ResponseObject[])
+        response.headers = {
+          ...response.headers,
+          'X-Request-Id': { $ref: '#/components/headers/RequestId' },
+        };
     }
+  }
+}
+
+const SCHEMAS = '#/components/schemas/';
+
+/** The schema names a schema reaches through its `$ref`s, itself included. */
+function reachable(document: OpenAPIObject, roots: readonly unknown[]): Set<string> {
+  const schemas = document.components!.schemas!;
+  const seen = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    const ref = (node as ReferenceObject).$ref;
+    if (typeof ref === 'string' && ref.startsWith(SCHEMAS)) {
+      const name = ref.slice(SCHEMAS.length);
+      if (seen.has(name)) return;
+      seen.add(name);
+      visit(schemas[name]);
+      return;
+    }
+    Object.values(node).forEach(visit);
+  };
+  roots.forEach(visit);
+  return seen;
+}
+
+/**
+ * Every member of a response body is written, null or not, so its schema requires every member. A
+ * record a request body holds too keeps its optional members there, as `<Name>Input`: a client sends
+ * only what it has.
+ */
+function requireResponseMembers(document: OpenAPIObject): void {
+  const schemas = document.components!.schemas!;
+  const operations = Object.values(document.paths).flatMap(
+    (item) => Object.values(item) as OperationObject[],
+  );
+  const requests = operations.flatMap((operation) =>
+    operation.requestBody ? [operation.requestBody] : [],
+  );
+  const wireSchemas = new Set(declaredWireModels().map(({ schemaName }) => schemaName));
+  const responseSchemas = [
+    ...reachable(
+      document,
+      operations.flatMap((operation) => Object.values(operation.responses)),
+    ),
+  ].filter((name) => wireSchemas.has(name));
+  const requestSchemas = reachable(document, requests);
+  const shared = new Set([...requestSchemas].filter((name) => responseSchemas.includes(name)));
+  const toInput = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    const reference = node as ReferenceObject;
+    const name = reference.$ref?.slice(SCHEMAS.length);
+    if (name !== undefined && shared.has(name)) reference.$ref = `${SCHEMAS}${name}Input`;
+    else Object.values(node).forEach(toInput);
+  };
+  for (const name of requestSchemas) {
+    if (shared.has(name)) schemas[`${name}Input`] = structuredClone(schemas[name]);
+    toInput(schemas[shared.has(name) ? `${name}Input` : name]);
+  }
+  toInput(requests);
+  for (const name of responseSchemas) {
+    const schema = schemas[name] as SchemaObject;
+    schema.required = Object.keys(schema.properties ?? {});
   }
 }
 
@@ -82,7 +173,13 @@ export function createOpenApiDocument(
     if (schema && !('$ref' in schema))
       schema.xml = { name: model.name, namespace: config.xmlNamespace };
   }
-  writeRequestExamples(document, new XmlCodec(config.xmlNamespace));
+  writeWireExamples(document, new XmlCodec(config.xmlNamespace));
+  requireResponseMembers(document);
+  declareRequestId(document);
+  document.tags = TAGS;
+  document.info.license = { name: 'Proprietary: all rights reserved' };
+  // Relative to where the document is served: right behind a gateway that serves it under a path.
+  document.servers = [{ url: '.', description: 'The service serving this document.' }];
   const legacyError = schemas.LegacyError;
   if (legacyError && !('$ref' in legacyError)) legacyError.xml = { name: 'Error' };
   return canonical(document) as OpenAPIObject;

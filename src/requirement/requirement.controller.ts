@@ -17,6 +17,9 @@ export class RequirementController {
   @ApiOperation({
     operationId: 'GetRequirements',
     summary: 'Every requirement type with its acquisition records, ordered by type then record id.',
+    description:
+      'The whole catalogue in one body, served from bytes written once per catalogue version; its ' +
+      'ETag changes only when the catalogue does, so If-None-Match makes a periodic read a 304.',
   })
   @WireResponse(RequirementDto, {
     list: true,

@@ -3,6 +3,7 @@ import { DomainError } from '../common/domain-error';
 export class TransactionNotFoundError extends DomainError {
   static readonly status = 404;
   static readonly description = 'No such transaction.';
+  static readonly example = new TransactionNotFoundError(1001);
   readonly code = 'transaction_not_found';
   readonly title = 'Transaction not found';
   constructor(transactionId: number) {
@@ -13,6 +14,7 @@ export class TransactionNotFoundError extends DomainError {
 export class TransactionLockedError extends DomainError {
   static readonly status = 409;
   static readonly description = 'The transaction is locked.';
+  static readonly example = new TransactionLockedError(1001);
   readonly code = 'transaction_locked';
   readonly title = 'Transaction locked';
   constructor(transactionId: number) {
@@ -23,6 +25,7 @@ export class TransactionLockedError extends DomainError {
 export class TransactionChangedError extends DomainError {
   static readonly status = 412;
   static readonly description = 'If-Match no longer matches the transaction ETag.';
+  static readonly example = new TransactionChangedError(1001);
   readonly code = 'transaction_changed';
   readonly title = 'Transaction changed';
   constructor(transactionId: number) {

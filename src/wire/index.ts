@@ -2,6 +2,7 @@
  * The wire layer's public face: what modules, the app and tests use of it. Inside src/wire, files
  * import each other directly; from outside, only this file is imported.
  */
+export { FORM_MEDIA_TYPE, FormReader } from './codecs/form.codec';
 export { JSON_MEDIA_TYPES, JsonCodec } from './codecs/json.codec';
 export { closingQuote } from './codecs/json-reader';
 export { REQUEST_QUOTAS, type WireReader } from './codecs/wire-codec';
@@ -11,7 +12,6 @@ export {
   XmlCodec,
   XmlCollectionReader,
 } from './codecs/xml.codec';
-export { FormReader } from './codecs/form.codec';
 export { Int32ParamPipe } from './http/int32-param.pipe';
 export { RouteMethods } from './http/route-methods';
 export { RepresentationCache, VersionedBody, type VersionedSnapshot } from './http/versioned-body';
@@ -42,12 +42,8 @@ export {
 } from './model/wire-model';
 export { type WireScalarsOf, pickWireScalars } from './model/wire-record';
 export { toValidatedDto } from './model/wire-validation';
-export {
-  REQUEST_EXAMPLE_EXTENSION,
-  WireErrors,
-  WireRequestBody,
-  WireResponse,
-} from './openapi/wire-response.decorator';
+export { writeWireExamples } from './openapi/wire-examples';
+export { WireErrors, WireRequestBody, WireResponse } from './openapi/wire-response.decorator';
 export { ExactDecimal } from './values/exact-decimal';
 export { formatWireDate, isStorableDate, setServiceTimeZone } from './values/wire-date';
 export { INT32_MAX, INT32_MIN } from './values/int32';

@@ -24,6 +24,7 @@ export const INTERNAL_DETAIL = 'SELECT secret FROM probe_credentials';
 export class ProbeRefusedError extends DomainError {
   static readonly status = 403;
   static readonly description = 'The probe refuses this caller.';
+  static readonly example = new ProbeRefusedError();
   readonly code = 'probe_refused';
   readonly title = 'Probe refused';
   constructor() {
@@ -35,6 +36,7 @@ export class ProbeRefusedError extends DomainError {
 export class ProbeUnprocessableError extends DomainError {
   static readonly status = 422;
   static readonly description = 'The probe cannot process this request.';
+  static readonly example = new ProbeUnprocessableError('the probe is empty');
   readonly code = 'probe_unprocessable';
   readonly title = 'Probe unprocessable';
   constructor(reason: string) {
@@ -46,6 +48,7 @@ export class ProbeUnprocessableError extends DomainError {
 export class DeveloperNotFoundError extends DomainError {
   static readonly status = 404;
   static readonly description = 'No such developer.';
+  static readonly example = new DeveloperNotFoundError(7);
   readonly code = 'developer_not_found';
   readonly title = 'Developer not found';
   constructor(developerId: number) {

@@ -21,12 +21,23 @@ const STATUS_OF_WIRE_ERROR: Record<WireRequestError['code'], { status: number; t
   payload_too_large: { status: 413, title: 'Request body too large' },
 };
 
-const INTERNAL_ERROR: WireErrorBody = {
+export const INTERNAL_ERROR: WireErrorBody = {
   status: 500,
   code: 'internal_error',
   title: 'Internal error',
   message: 'An error has occurred.',
 };
+
+/** The body answering an error the wire layer or a module raised: what the OpenAPI examples show too. */
+export function errorBodyOf(exception: WireRequestError | DomainError): WireErrorBody {
+  if (exception instanceof DomainError) {
+    const { status, code, title, message } = exception;
+    return { status, code, title, message };
+  }
+  const { status, title } = STATUS_OF_WIRE_ERROR[exception.code];
+  const modelState = exception instanceof RequestValidationError ? exception.modelState : undefined;
+  return { status, code: exception.code, title, message: exception.message, modelState };
+}
 
 interface DescribedError {
   readonly body: WireErrorBody;
@@ -101,18 +112,9 @@ export class WireExceptionFilter implements ExceptionFilter {
   }
 
   private describe(exception: unknown, request: Request): DescribedError {
-    if (exception instanceof WireRequestError) {
-      const { status, title } = STATUS_OF_WIRE_ERROR[exception.code];
-      const modelState =
-        exception instanceof RequestValidationError ? exception.modelState : undefined;
-      return {
-        body: { status, code: exception.code, title, message: exception.message, modelState },
-      };
-    }
-    if (exception instanceof DomainError) {
-      const { status, code, title, message, headers } = exception;
-      return { body: { status, code, title, message }, headers };
-    }
+    if (exception instanceof WireRequestError) return { body: errorBodyOf(exception) };
+    if (exception instanceof DomainError)
+      return { body: errorBodyOf(exception), headers: exception.headers };
     if (exception instanceof HttpException) return this.describeHttpException(exception, request);
     return { body: INTERNAL_ERROR };
   }

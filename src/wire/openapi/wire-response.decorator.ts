@@ -4,21 +4,31 @@ import {
   ApiConsumes,
   ApiExtension,
   ApiExtraModels,
+  ApiHeader,
   ApiProduces,
   ApiResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
 import {
   type ContentObject,
+  type HeaderObject,
   type MediaTypeObject,
   type ReferenceObject,
   type SchemaObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { type DomainErrorClass } from '../../common/domain-error';
+import { type DocumentedErrorClass } from '../../common/domain-error';
 import { DEFAULT_XML_NAMESPACE } from '../../config/app-config';
 import { FORM_MEDIA_TYPE } from '../codecs/form.codec';
-import { JSON_MEDIA_TYPES, PROBLEM_JSON } from '../codecs/json.codec';
+import { JSON_MEDIA_TYPES, JsonCodec, PROBLEM_JSON } from '../codecs/json.codec';
+import { type WireErrorBody } from '../codecs/wire-codec';
+import { errorBodyOf, INTERNAL_ERROR } from '../http/wire-exception.filter';
+import {
+  PayloadTooLargeError,
+  RequestValidationError,
+  UnsupportedMediaTypeError,
+} from '../model/wire-errors';
 import { LegacyErrorSchema, ProblemDetailsSchema } from './wire-error.schemas';
+import { REQUEST_EXAMPLE_EXTENSION } from './wire-examples';
 import { type WireClass, wireModelOf } from '../model/wire-model';
 import { XML_MEDIA_TYPES, XmlCodec } from '../codecs/xml.codec';
 
@@ -47,7 +57,10 @@ function contentOf(
   );
 }
 
-/** A body's schema under every JSON and XML media type, with the example written in each format. */
+/**
+ * A body's schema under every JSON and XML media type. The example, as a module wrote it, waits on
+ * the JSON media types: the document writes it in each format as the codecs write it (writeWireExamples).
+ */
 function bodyContent(type: WireClass, list: boolean, example: object): ContentObject {
   const model = wireModelOf(type);
   const record = { $ref: getSchemaPath(model.schemaName) };
@@ -55,10 +68,34 @@ function bodyContent(type: WireClass, list: boolean, example: object): ContentOb
   const xml = list
     ? { type: 'array', items: record, xml: { name: model.collectionName, wrapped: true } }
     : record;
-  return {
-    ...contentOf(JSON_MEDIA_TYPES, json, example),
-    ...contentOf(XML_MEDIA_TYPES, xml, exampleXml.encode(model, example)),
-  };
+  return { ...contentOf(JSON_MEDIA_TYPES, json, example), ...contentOf(XML_MEDIA_TYPES, xml) };
+}
+
+/** The response headers the wire layer and the domain errors write, each described once. */
+const RESPONSE_HEADERS: Record<string, HeaderObject> = {
+  ETag: {
+    description: 'The strong entity tag of the representation: If-None-Match and If-Match take it.',
+    schema: { type: 'string', example: '"1001.3"' },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before sending the request again.',
+    schema: { type: 'integer', minimum: 1, example: 5 },
+  },
+  'WWW-Authenticate': {
+    description: 'The scheme, and its realm, the request must authenticate with.',
+    schema: { type: 'string', example: 'ApiKey realm="property-sales"' },
+  },
+};
+
+function headersOf(names: Iterable<string>): Record<string, HeaderObject> {
+  return Object.fromEntries(
+    [...names].map((name) => {
+      const header = RESPONSE_HEADERS[name];
+      if (!header)
+        throw new Error(`The response header ${name} is not described in RESPONSE_HEADERS.`);
+      return [name, header];
+    }),
+  );
 }
 
 /**
@@ -73,21 +110,19 @@ export const WireResponse = (
     SetMetadata(WIRE_RESPONSE, { type, list: options.list ?? false } satisfies WireResponseOptions),
     ApiExtraModels(type),
     ApiProduces(...RESPONSE_TYPES),
+    ApiHeader({
+      name: 'If-None-Match',
+      required: false,
+      description: 'An ETag of this representation read before: 304 while it is still current.',
+      schema: { type: 'string', example: '"1001.3"' },
+    }),
     ApiResponse({
       status: 200,
       description: options.description,
       content: bodyContent(type, options.list ?? false, options.example),
-      headers: {
-        ETag: {
-          description: 'Strong entity tag of this representation.',
-          schema: { type: 'string' },
-        },
-      },
+      headers: headersOf(['ETag']),
     }),
   );
-
-/** The operation extension carrying a request example, written into each media type by the document. */
-export const REQUEST_EXAMPLE_EXTENSION = 'x-request-example';
 
 /** Documents a request body read by the wire layer, under every request media type. */
 export const WireRequestBody = (type: WireClass, description: string, example: object) =>
@@ -98,46 +133,104 @@ export const WireRequestBody = (type: WireClass, description: string, example: o
     ApiExtension(REQUEST_EXAMPLE_EXTENSION, example),
   );
 
-/** What the wire layer itself answers, on any route: described here, once. */
-const WIRE_ERROR_DESCRIPTIONS = {
-  304: 'Not modified: the If-None-Match header carries the current ETag.',
-  400: 'The body or a route parameter is invalid; ModelState names every violation.',
-  413: 'The body is larger than the limit.',
-  415: 'The body has an unsupported media type.',
-  500: 'An unexpected error; nothing internal is disclosed.',
-} as const;
+interface WireErrorEntry {
+  readonly description: string;
+  /** The body answered, as every client reads it; a 304 has none. */
+  readonly example?: WireErrorBody;
+  readonly headers?: readonly string[];
+}
 
-export type WireErrorStatus = keyof typeof WIRE_ERROR_DESCRIPTIONS;
+/** What the wire layer itself answers, on any route: described, and shown, here once. */
+const WIRE_ERRORS = {
+  304: {
+    description: 'Not modified: the If-None-Match header carries the current ETag.',
+    headers: ['ETag'],
+  },
+  400: {
+    description: 'The body or a route parameter is invalid; ModelState names every violation.',
+    example: errorBodyOf(
+      new RequestValidationError({
+        'transaction.loanterm': ['The field loanterm must be between 1 and 100.'],
+      }),
+    ),
+  },
+  413: {
+    description: 'The body is larger than the limit.',
+    example: errorBodyOf(new PayloadTooLargeError(1048576)),
+  },
+  415: {
+    description: 'The body has an unsupported media type.',
+    example: errorBodyOf(new UnsupportedMediaTypeError('text/plain')),
+  },
+  500: {
+    description: 'An unexpected error; nothing internal is disclosed.',
+    example: INTERNAL_ERROR,
+  },
+} as const satisfies Record<number, WireErrorEntry>;
 
-/** The error body under every JSON type (problem+json included) and the legacy XML Error. */
-const ERROR_CONTENT: ContentObject = {
-  ...contentOf([...JSON_MEDIA_TYPES, PROBLEM_JSON], { $ref: getSchemaPath(ProblemDetailsSchema) }),
-  ...contentOf(XML_MEDIA_TYPES, { $ref: getSchemaPath(LegacyErrorSchema) }),
-};
+export type WireErrorStatus = keyof typeof WIRE_ERRORS;
+
+/** The X-Request-Id every example shows, as the service writes one. */
+const EXAMPLE_REQUEST_ID = '6f1d2c3b-8a4e-4f5d-9b7c-0e1a2b3c4d5e';
+const exampleJson = new JsonCodec();
+
+/**
+ * The error bodies of one status under every JSON type (problem+json included) and as the legacy XML
+ * Error, each written by its codec: one example, or one per error when several share the status.
+ */
+function errorContent(examples: readonly WireErrorBody[]): ContentObject {
+  const written = (write: (body: WireErrorBody) => unknown) =>
+    examples.length === 1
+      ? { example: write(examples[0]) }
+      : {
+          examples: Object.fromEntries(
+            examples.map((body) => [body.code, { summary: body.title, value: write(body) }]),
+          ),
+        };
+  const json = written(
+    (body) =>
+      JSON.parse(exampleJson.encodeError({ ...body, requestId: EXAMPLE_REQUEST_ID })) as unknown,
+  );
+  const xml = written((body) => exampleXml.encodeError(body));
+  const problem = { $ref: getSchemaPath(ProblemDetailsSchema) };
+  const legacyError = { $ref: getSchemaPath(LegacyErrorSchema) };
+  return Object.fromEntries([
+    ...[...JSON_MEDIA_TYPES, PROBLEM_JSON].map((type) => [type, { schema: problem, ...json }]),
+    ...XML_MEDIA_TYPES.map((type) => [type, { schema: legacyError, ...xml }]),
+  ]) as ContentObject;
+}
 
 /**
  * Documents the error answers of a route: the statuses the wire layer produces, by number, and the
- * domain errors the route may raise, by class, each described as its class describes itself. Errors
- * sharing a status share its entry. JSON errors carry the legacy members and RFC 9457's, under the
- * negotiated JSON type or `application/problem+json` when asked for; XML errors are the legacy Error.
+ * domain errors the route may raise, by class, each described as its class describes itself and
+ * shown by its example, with the headers it writes. Errors sharing a status share its entry. JSON
+ * errors carry the legacy members and RFC 9457's, under the negotiated JSON type or
+ * `application/problem+json` when asked for; XML errors are the legacy Error.
  */
-export const WireErrors = (...errors: Array<WireErrorStatus | DomainErrorClass>) => {
-  const descriptions = new Map<number, Set<string>>();
+export const WireErrors = (...errors: Array<WireErrorStatus | DocumentedErrorClass>) => {
+  const byStatus = new Map<number, WireErrorEntry[]>();
   for (const error of errors) {
-    const [status, description] =
+    const entry: WireErrorEntry =
       typeof error === 'number'
-        ? [error, WIRE_ERROR_DESCRIPTIONS[error]]
-        : [error.status, error.description];
-    descriptions.set(status, (descriptions.get(status) ?? new Set()).add(description));
+        ? WIRE_ERRORS[error]
+        : {
+            description: error.description,
+            example: errorBodyOf(error.example),
+            headers: Object.keys(error.example.headers),
+          };
+    const status = typeof error === 'number' ? error : error.status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), entry]);
   }
   return applyDecorators(
     ApiExtraModels(ProblemDetailsSchema, LegacyErrorSchema),
-    ...[...descriptions].map(([status, texts]) => {
-      const description = [...texts].join(' ');
-      // A 304 has no body.
-      return status === 304
-        ? ApiResponse({ status, description })
-        : ApiResponse({ status, description, content: ERROR_CONTENT });
+    ...[...byStatus].map(([status, entries]) => {
+      const examples = entries.flatMap(({ example }) => (example ? [example] : []));
+      return ApiResponse({
+        status,
+        description: entries.map(({ description }) => description).join(' '),
+        headers: headersOf(new Set(entries.flatMap(({ headers = [] }) => headers))),
+        ...(examples.length > 0 && { content: errorContent(examples) }),
+      });
     }),
   );
 };
