@@ -4,6 +4,7 @@ import { Server as NetServer, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Logger } from 'pino';
 import { Readiness } from './health/readiness';
+import { type Tracing } from './tracing/sdk';
 
 export interface ShutdownTimes {
   /** Readiness answers 503 this long, requests still served, before the listener closes. */
@@ -30,8 +31,8 @@ interface Connection {
  * On SIGTERM or SIGINT: readiness turns 503 at once while requests are still served, for the drain
  * delay, which gives the gateway time to stop sending here. Then the listener closes, each response
  * closes its connection (`Connection: close`), and once every connection has closed the application
- * and its pool close, then the health listener, if any (its probes answer until then); the process
- * exits 0.
+ * and its pool close, then the health listener, if any (its probes answer until then); with tracing
+ * on, the last spans are sent (for a second at most); the process exits 0.
  *
  * No request the server has received is cut: a connection ends after its response; one kept alive
  * and quiet is closed as its keep-alive timeout would close it; a new one that has not sent its first
@@ -42,6 +43,7 @@ export function installGracefulShutdown(
   logger: Logger,
   times: ShutdownTimes,
   health?: Server,
+  tracing?: Tracing,
 ): void {
   const server = app.getHttpServer() as Server;
   const readiness = app.get(Readiness);
@@ -110,9 +112,11 @@ export function installGracefulShutdown(
       connections.forEach((connection, socket) => endWhenQuiet(socket, connection));
     });
     await app.close();
-    // Last, the health listener: its probes were answered (readiness 503) until the pool closed.
+    // Then the health listener: its probes were answered (readiness 503) until the pool closed.
     health?.close();
     health?.closeAllConnections();
+    // The spans of the last requests, which ended as their responses did.
+    await tracing?.shutdown();
     logger.info(
       {
         signal,

@@ -1,3 +1,5 @@
+// First: tracing, when asked for, must run before the modules it instruments are loaded.
+import { tracing } from './tracing/tracing';
 import { type INestApplication } from '@nestjs/common';
 import { createApp } from './app.factory';
 import { type AppConfig, ConfigurationError, loadAppConfig } from './config/app-config';
@@ -65,6 +67,7 @@ async function bootstrap(): Promise<void> {
     logger,
     { drainMs: config.shutdownDrainMs, timeoutMs: config.shutdownTimeoutMs },
     health,
+    tracing,
   );
   const url = localUrl(config.port, `/${config.apiPrefix}`);
   const swaggerUrl = config.swagger === 'off' ? undefined : localUrl(config.port, OPENAPI_PATHS[0]);

@@ -6,6 +6,8 @@ import { destination, type Logger, pino, stdTimeFunctions } from 'pino';
 import { type AuthenticatedRequest } from '../auth/auth.guard';
 import { type AppConfig } from '../config/app-config';
 import { describeFailure } from './failure-details';
+import { routeTemplate } from './route-template';
+import { traceIdsOf } from './trace-ids';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -24,12 +26,6 @@ function assignRequestId(request: Request, response: Response): string {
   return id;
 }
 
-/** The route template a request matched (`/api/Transaction/GetTransaction/:transaction_id`), if any. */
-function routeOf(request: Request): string | undefined {
-  const route = (request as { route?: { path?: unknown } }).route;
-  return typeof route?.path === 'string' ? route.path : undefined;
-}
-
 const FAILURE = Symbol('failure');
 type FailedResponse = Response & { [FAILURE]?: unknown };
 
@@ -39,22 +35,24 @@ export function recordFailure(response: Response, failure: unknown): void {
 }
 
 /**
- * One JSON line per request (method, route, status, duration, request id, caller, client address),
- * written once the response finishes or the connection closes. Only those fields are logged: never
- * headers, bodies or credentials. It runs on every request, so it logs through the root logger: no
- * child logger and no async context per request.
+ * One JSON line per request (method, route, status, duration, request id, caller, client address, and
+ * the trace ids when there is a trace), written once the response finishes or the connection closes.
+ * Only those fields are logged: never headers, bodies or credentials. It runs on every request, so it
+ * logs through the root logger: no child logger and no async context per request.
  */
 function createHttpLogger(logger: Logger): RequestHandler {
   return (request, response, next) => {
     const started = Date.now();
     const id = assignRequestId(request, response);
     (request as Request & { id: string }).id = id;
+    // Read now, in the request's own context: the server span's, when tracing is on.
+    const traced = traceIdsOf(request);
     const complete = () => {
       response.off('finish', complete);
       response.off('close', complete);
       const status = response.statusCode;
       const failure = (response as FailedResponse)[FAILURE];
-      const route = routeOf(request);
+      const route = routeTemplate(request);
       const level =
         failure !== undefined || status >= 500
           ? 'error'
@@ -75,6 +73,8 @@ function createHttpLogger(logger: Logger): RequestHandler {
           route,
           caller: (request as AuthenticatedRequest).caller?.id,
           err: failure,
+          trace_id: traced?.trace_id,
+          span_id: traced?.span_id,
         },
         `${request.method} ${route ?? request.originalUrl} ${status} ${responseTime}ms`,
       );
