@@ -191,7 +191,7 @@ export class TransactionController {
   async updateAgents(
     @Body() body: UpdateAgentsDto,
     @CallerId() changedBy: string | undefined,
-    @Headers('if-match') ifMatch?: string,
+    @Headers('If-Match') ifMatch?: string,
   ): Promise<void> {
     const transactionId = body.transaction_id!;
     const values = Object.fromEntries(

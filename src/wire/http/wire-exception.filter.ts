@@ -10,34 +10,11 @@ import { STATUS_CODES } from 'node:http';
 import { DomainError } from '../../common/domain-error';
 import { recordFailure } from '../../logging/logging.module';
 import { requestMediaType } from './wire-body';
+import { errorBodyOf, INTERNAL_ERROR } from '../codecs/error-bodies';
 import { type WireErrorBody } from '../codecs/wire-codec';
-import { RequestValidationError, WireRequestError } from '../model/wire-errors';
+import { WireRequestError } from '../model/wire-errors';
 import { NEGOTIATED_BY, WireFormats } from './wire-negotiation';
 import { RouteMethods } from './route-methods';
-
-const STATUS_OF_WIRE_ERROR: Record<WireRequestError['code'], { status: number; title: string }> = {
-  invalid_request: { status: 400, title: 'Invalid request' },
-  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
-  payload_too_large: { status: 413, title: 'Request body too large' },
-};
-
-export const INTERNAL_ERROR: WireErrorBody = {
-  status: 500,
-  code: 'internal_error',
-  title: 'Internal error',
-  message: 'An error has occurred.',
-};
-
-/** The body answering an error the wire layer or a module raised: what the OpenAPI examples show too. */
-export function errorBodyOf(exception: WireRequestError | DomainError): WireErrorBody {
-  if (exception instanceof DomainError) {
-    const { status, code, title, message } = exception;
-    return { status, code, title, message };
-  }
-  const { status, title } = STATUS_OF_WIRE_ERROR[exception.code];
-  const modelState = exception instanceof RequestValidationError ? exception.modelState : undefined;
-  return { status, code: exception.code, title, message: exception.message, modelState };
-}
 
 interface DescribedError {
   readonly body: WireErrorBody;

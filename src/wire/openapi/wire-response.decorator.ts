@@ -21,7 +21,7 @@ import { DEFAULT_XML_NAMESPACE } from '../../config/app-config';
 import { FORM_MEDIA_TYPE } from '../codecs/form.codec';
 import { JSON_MEDIA_TYPES, JsonCodec, PROBLEM_JSON } from '../codecs/json.codec';
 import { type WireErrorBody } from '../codecs/wire-codec';
-import { errorBodyOf, INTERNAL_ERROR } from '../http/wire-exception.filter';
+import { errorBodyOf, INTERNAL_ERROR } from '../codecs/error-bodies';
 import {
   PayloadTooLargeError,
   RequestValidationError,
