@@ -77,7 +77,6 @@ function diagnosticsLevel(): DiagLogLevel {
  * values (mysql2's instrumentation would write them into the text).
  */
 export function startTracing(): Tracing {
-  diag.setLogger(diagnostics(), { logLevel: diagnosticsLevel(), suppressOverrideMessage: true });
   const sdk = new NodeSDK({
     // The lowest layer: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override it.
     resource: defaultResource().merge(
@@ -94,6 +93,8 @@ export function startTracing(): Tracing {
     metricReaders: [],
     logRecordProcessors: [],
   });
+  // After the constructor, which sets a console logger of its own when OTEL_LOG_LEVEL is set.
+  diag.setLogger(diagnostics(), { logLevel: diagnosticsLevel(), suppressOverrideMessage: true });
   sdk.start();
   return {
     shutdown: async () => {
