@@ -275,6 +275,23 @@ describe('tracing on, exporting to a collector', () => {
     expect(server.name).toBe('GET /api/Requirement/GetRequirements');
   });
 
+  it("follows the caller's decision not to sample: the line keeps the trace id, no span is sent", async () => {
+    const caller = callerTraceparent();
+    await send(service, `/api/Transaction/GetTransaction/${DEMO_TRANSACTION}`, 'not-sampled', {
+      headers: { traceparent: caller.header.replace(/-01$/, '-00') },
+    });
+    const line = await requestLine(service, 'not-sampled');
+    expect(line.trace_id).toBe(caller.traceId);
+    expect(line).not.toHaveProperty('span_id');
+    // A sampled request after it: once its span is in, the other's would be too.
+    const after = callerTraceparent();
+    await send(service, '/api/Requirement/GetRequirements', 'after-not-sampled', {
+      headers: { traceparent: after.header },
+    });
+    await collector.trace(after.traceId);
+    expect(collector.spans.filter((span) => span.traceId === caller.traceId)).toEqual([]);
+  });
+
   it('names the span by the route whatever case the path came in, and never by the raw path', async () => {
     const caller = callerTraceparent();
     await send(service, `/API/transaction/gettransaction/${DEMO_TRANSACTION}`, 'any-case', {

@@ -51,12 +51,14 @@ const SERVICE_VARIABLES = [
 ];
 
 /**
- * The test run's environment without the service's own variables, plus the ones given. A service
- * stops without a drain delay unless told: no gateway is watching its readiness.
+ * The test run's environment without the service's own variables, nor OpenTelemetry's (which would
+ * turn tracing on), plus the ones given. A service stops without a drain delay unless told: no gateway
+ * is watching its readiness.
  */
 export function childEnvironment(env: Record<string, string>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const name of SERVICE_VARIABLES) delete base[name];
+  for (const name of Object.keys(base)) if (name.startsWith('OTEL_')) delete base[name];
   return { ...base, SHUTDOWN_DRAIN_MS: '0', ...env };
 }
 
