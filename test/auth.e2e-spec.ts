@@ -49,6 +49,7 @@ const BEARER_CHALLENGE = 'Bearer realm="property-sales"';
 const INVALID_TOKEN_CHALLENGE = /^Bearer realm="property-sales", error="invalid_token"/;
 const LEGACY_XML_ERROR = /^<Error><Message>[^<]+<\/Message><\/Error>$/;
 const REQUIREMENTS = '/api/Requirement/GetRequirements';
+const LIST_TRANSACTIONS = '/api/Transaction/ListTransactions';
 const HEALTH_PROBES = ['/health/live', '/health/ready'];
 
 /** A 401 as a JSON error (application/json) with the challenge its mode sends; returns the body. */
@@ -212,6 +213,8 @@ describeOnEachDatabase(
       ['GetTransaction', () => context.http.get(getTransactionPath(READ))],
       ['GetAgentHistory', () => context.http.get(getAgentHistoryPath(READ))],
       ['GetRequirements', () => context.http.get(REQUIREMENTS)],
+      // An invalid query too: the caller is refused before its parameters are read.
+      ['ListTransactions', () => context.http.get(`${LIST_TRANSACTIONS}?limit=9999`)],
       ['UpdateAgents', () => context.http.post(UPDATE_AGENTS).send(renameBroker(READ, 'Nobody'))],
     ];
 
@@ -264,6 +267,7 @@ describeOnEachDatabase(
       expect(response.body).toMatchObject({ transaction_id: READ });
       expect(response.headers['www-authenticate']).toBeUndefined();
       await context.http.get(REQUIREMENTS).set(headers).expect(200);
+      await context.http.get(LIST_TRANSACTIONS).set(headers).expect(200);
     });
 
     it.each(['application/xml', 'text/xml'])(

@@ -3,7 +3,8 @@ import { type ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { type Statement } from '../database/statement-batches';
 import { AGENT_ID_FIELDS } from './agent-chain';
 import { TransactionEntity } from './entities/transaction.entity';
-import { type PageRequest } from './list-transactions.query';
+import { INT32_MIN } from '../wire';
+import { type PageRequest, type TransactionFilter } from './list-transactions.query';
 
 /** A condition of the page statement, with its `?` parameters in order. */
 interface Condition {
@@ -50,12 +51,9 @@ export class TransactionPageSql {
     if (filter.status !== undefined) conditions.push(this.equals('status', filter.status));
     if (filter.financetype !== undefined)
       conditions.push(this.equals('financetype', filter.financetype));
-    if (after) conditions.push(this.after(after.transactionId, after.stamp));
-    else if (filter.changedSince)
-      conditions.push({
-        sql: `${this.column('stamp')} >= ?`,
-        parameters: [this.stamp(filter.changedSince)],
-      });
+    conditions.push(
+      after ? this.after(after.transactionId, after.stamp) : this.first(byStamp, filter),
+    );
     const rows = limit + 1;
     if (filter.agentId === undefined) {
       const where = this.where(conditions);
@@ -96,17 +94,31 @@ export class TransactionPageSql {
   }
 
   /**
-   * After the last key. By stamp, written as two ranges of the (stamp, transaction_id) index: MariaDB
-   * reads a row constructor `(stamp, transaction_id) > (?, ?)` by scanning the whole index.
+   * Where the first page starts: at changed_since, or at the smallest id. That one filters nothing; it
+   * has the first page read as every later one is, a range from a key (without it, the planners walk
+   * the whole index in order and rely on the LIMIT to stop).
+   */
+  private first(byStamp: boolean, { changedSince }: TransactionFilter): Condition {
+    return byStamp
+      ? { sql: `${this.column('stamp')} >= ?`, parameters: [this.stamp(changedSince!)] }
+      : { sql: `${this.column('transaction_id')} >= ?`, parameters: [INT32_MIN] };
+  }
+
+  /**
+   * After the last key. By stamp, as two ranges of the (stamp, transaction_id) index, which MariaDB
+   * seeks exactly (it reads a row constructor `(stamp, transaction_id) > (?, ?)` by scanning the whole
+   * index), under a bound on the stamp alone, without which SQLite may walk the index from its start:
+   * SQLite seeks to the stamp and steps over the rows sharing it up to the last id.
    */
   private after(transactionId: number, stamp: Date | undefined): Condition {
     if (!stamp) return { sql: `${this.column('transaction_id')} > ?`, parameters: [transactionId] };
     const at = this.stamp(stamp);
+    const column = this.column('stamp');
     return {
       sql:
-        `((${this.column('stamp')} = ? AND ${this.column('transaction_id')} > ?)` +
-        ` OR ${this.column('stamp')} > ?)`,
-      parameters: [at, transactionId, at],
+        `${column} >= ? AND ((${column} = ? AND ${this.column('transaction_id')} > ?)` +
+        ` OR ${column} > ?)`,
+      parameters: [at, at, transactionId, at],
     };
   }
 
