@@ -121,7 +121,7 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
     const entries = await history(1);
     expect(entries).toHaveLength(1);
     expect(entries[0].changes).toEqual([
-      { field: 'managerid', before: '31', after: '99' },
+      { field: 'managerid', before: 31, after: 99 },
       { field: 'brokername', before: 'Ramon Dela Cruz', after: 'New Broker' },
     ]);
     expect(await history(2)).toEqual([]);

@@ -212,7 +212,7 @@ describeOnMariaDb('read replicas (DATABASE_READ_URLS) on MariaDB', () => {
       const records = history.body as WireBody[];
       expect(records).toHaveLength(1);
       expect(changesOf(records[0])).toEqual([
-        { field: 'brokerid', before: '11', after: String(body.brokerid) },
+        { field: 'brokerid', before: 11, after: body.brokerid },
         { field: 'brokername', before: 'Ramon Dela Cruz', after: body.brokername },
       ]);
 

@@ -41,6 +41,9 @@ export function columnOptionsFor(member: WireScalarMember): ColumnOptions {
       return { type: 'boolean', nullable };
     case 'date':
       return { type: 'datetime', precision: 3, nullable };
+    case 'intOrText':
+      // Its type varies with the value: a record holding one keeps it in a JSON column.
+      throw new Error(`${member.name}: an integer-or-text member has no column of its own.`);
   }
 }
 

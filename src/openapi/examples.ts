@@ -20,7 +20,7 @@ export const AGENT_HISTORY_EXAMPLE = [
     stamp: '2026-03-02T09:15:00+08:00',
     changed_by: 'sales.admin',
     changes: [
-      { field: 'brokerid', before: '11', after: '12' },
+      { field: 'brokerid', before: 11, after: 12 },
       { field: 'brokername', before: 'Ramon Dela Cruz', after: 'Lourdes Bautista' },
     ],
   },

@@ -96,11 +96,7 @@ export class TransactionService {
       transaction_id: entry.transaction_id,
       stamp: entry.stamp,
       changed_by: entry.changed_by,
-      changes: entry.changes.map((change) => ({
-        field: change.field,
-        before: change.before === null ? null : String(change.before),
-        after: change.after === null ? null : String(change.after),
-      })),
+      changes: entry.changes,
     }));
   }
 

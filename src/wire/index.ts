@@ -25,6 +25,7 @@ export {
   DateField,
   DecimalField,
   IntField,
+  IntOrTextField,
   ListField,
   STORED_TEXT_LENGTH,
   TextField,

@@ -449,14 +449,13 @@ export interface Snapshot {
   readonly history: WireBody[];
 }
 
-/** One member of one history record: values as text, null as null. */
+/** One member of one history record: an id as a number, a name as text, null as null. */
 export interface AgentChange {
   readonly field: string;
-  readonly before: string | null;
-  readonly after: string | null;
+  readonly before: string | number | null;
+  readonly after: string | number | null;
 }
 
-const asText = (value: string | number | null) => (value === null ? null : String(value));
 const byField = (a: AgentChange, b: AgentChange) =>
   a.field < b.field ? -1 : a.field > b.field ? 1 : 0;
 
@@ -510,8 +509,8 @@ export class TransactionProbe {
       .filter(([field, value]) => before.transaction[field] !== value)
       .map(([field, value]) => ({
         field,
-        before: asText(before.transaction[field] as AgentValues[string]),
-        after: asText(value),
+        before: before.transaction[field] as AgentValues[string],
+        after: value,
       }));
     expect(changes.length).toBeGreaterThan(0);
     expect(after.history.slice(0, -1)).toEqual(before.history);

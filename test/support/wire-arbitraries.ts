@@ -50,6 +50,11 @@ function memberArbitrary(member: WireMember, options: ArbitraryOptions): fc.Arbi
         );
     case 'boolean':
       return fc.boolean();
+    case 'intOrText':
+      return fc.oneof(
+        memberArbitrary({ ...member, kind: 'int' }, options),
+        memberArbitrary({ ...member, kind: 'string' }, options),
+      );
     case 'date':
       return fc.date({
         min: new Date('1000-01-01T00:00:00.000Z'),

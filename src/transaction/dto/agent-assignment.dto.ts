@@ -1,11 +1,11 @@
-import { DateField, IntField, ListField, TextField, WireRecord } from '../../wire';
+import { DateField, IntField, IntOrTextField, ListField, TextField, WireRecord } from '../../wire';
 
-/** One field of a change; values are written as text, since the chain mixes ids and names. */
+/** One member of a change, with its values typed as the member is: an id (brokerid…) or a name. */
 @WireRecord({ name: 'AgentChange' })
 export class AgentChangeDto {
   @TextField() field?: string | null;
-  @TextField() before?: string | null;
-  @TextField() after?: string | null;
+  @IntOrTextField() before?: number | string | null;
+  @IntOrTextField() after?: number | string | null;
 }
 
 /** One accepted change of a transaction's agent chain (GetAgentHistory). */

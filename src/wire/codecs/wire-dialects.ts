@@ -166,6 +166,9 @@ const JSON_READERS: WireDialect = {
     const word = value.replace(DOTNET_SPACE, '').toLowerCase();
     return word === 'true' ? true : word === 'false' ? false : new UnreadableValue(value);
   },
+  // A number read as an integer, anything else as text.
+  intOrText: (value) =>
+    isJsonNumber(value) ? JSON_READERS.int(value) : JSON_READERS.string(value),
   date: (value) => {
     if (value === null || value === '') return null;
     if (typeof value !== 'string') return new UnreadableValue(value);
@@ -199,6 +202,8 @@ export const XML_DIALECT: WireDialect = {
     return new UnreadableValue(value);
   },
   date: (value) => orUnreadable(parseXsdDate(String(value)), value),
+  // XML text carries no type: the text as sent.
+  intOrText: (value) => value,
 };
 
 /** Hexadecimal as Int32Converter reads it (`0x1A`, `&h1A`, `#1A`): 32 bits, so `0xFFFFFFFF` is -1. */
@@ -220,4 +225,5 @@ export const FORM_DIALECT: WireDialect = {
     return word === 'true' ? true : word === 'false' ? false : new UnreadableValue(value);
   },
   date: (value) => orUnreadable(parseDotNetDate(String(value)), value),
+  intOrText: (value) => value,
 };

@@ -88,12 +88,23 @@ function rangeCases(property: SchemaObject): Case[] {
   });
 }
 
-/** What the document promises about one member, as values and whether each is admitted. */
-function documentedCases(property: SchemaObject, required: boolean): Case[] {
+/**
+ * What the document promises about one member, as values and whether each is admitted; `required`
+ * is undefined for a record only answered, whose schema requires every member as always written.
+ */
+function documentedCases(property: SchemaObject, required: boolean | undefined): Case[] {
   const presence: Case[] = [
-    { label: 'absent', value: undefined, admitted: !required },
+    ...(required === undefined ? [] : [{ label: 'absent', value: undefined, admitted: !required }]),
     { label: 'null', value: null, admitted: property.nullable === true },
   ];
+  if (property.anyOf) {
+    const branches = property.anyOf as SchemaObject[];
+    return [
+      ...presence.slice(0, -1),
+      { label: 'null', value: null, admitted: branches.every(({ nullable }) => nullable) },
+      ...branches.flatMap((branch) => documentedCases(branch, undefined).slice(1)),
+    ];
+  }
   switch (property.type) {
     case 'integer':
     case 'number':
@@ -133,6 +144,7 @@ function documentedCases(property: SchemaObject, required: boolean): Case[] {
  * minLength…) needs its cases here before a decorator may document it.
  */
 const CHECKED_KEYWORDS = new Set([
+  'anyOf',
   'type',
   'format',
   'nullable',
@@ -154,6 +166,8 @@ const members = declaredWireModels().flatMap((model) =>
 describe('field decorators: what the OpenAPI document states is what validation enforces', () => {
   const apps: INestApplication[] = [];
   let schemas: Record<string, SchemaObject> = {};
+  /** Records no request body names: their schemas describe answers only. */
+  const answeredOnly = new Set<string>();
 
   beforeAll(async () => {
     const config = loadAppConfig({ DATABASE_URL: 'sqlite::memory:', DEMO_DATA: 'false' });
@@ -163,8 +177,25 @@ describe('field decorators: what the OpenAPI document states is what validation 
     apps.push(await createApp(config, { logger: false }), probeModule.createNestApplication());
     for (const app of apps) {
       await app.init();
-      const components = createOpenApiDocument(app, config, 'test').components?.schemas ?? {};
+      const document = createOpenApiDocument(app, config, 'test');
+      const components = document.components?.schemas ?? {};
       schemas = { ...schemas, ...(components as Record<string, SchemaObject>) };
+      const requests = JSON.stringify(
+        Object.values(document.paths).flatMap((item) =>
+          Object.values(item as Record<string, { requestBody?: unknown }>).map(
+            ({ requestBody }) => requestBody,
+          ),
+        ),
+      );
+      // A request body names its record, whose own records it names in turn.
+      const named = (name: string): boolean =>
+        requests.includes(`/${name}"`) ||
+        Object.entries(schemas).some(
+          ([owner, schema]) =>
+            owner !== name && JSON.stringify(schema).includes(`/${name}"`) && named(owner),
+        );
+      for (const name of Object.keys(components))
+        if (!named(name) && !name.endsWith('Input')) answeredOnly.add(name);
     }
   });
 
@@ -178,10 +209,15 @@ describe('field decorators: what the OpenAPI document states is what validation 
   });
 
   it.each(members)('%s admits what its schema states', (_, model, member: WireMember) => {
-    const schema = schemas[model.schemaName];
+    // A record a request may carry is stated for requests by its schema, or by its `<Name>Input` twin
+    // when answers carry it too; a record only answered states no request's rules for absence.
+    const schema = schemas[`${model.schemaName}Input`] ?? schemas[model.schemaName];
     const property = schema.properties?.[member.name] as SchemaObject;
     expect(Object.keys(property).filter((keyword) => !CHECKED_KEYWORDS.has(keyword))).toEqual([]);
-    const cases = documentedCases(property, schema.required?.includes(member.name) ?? false);
+    const required = answeredOnly.has(model.schemaName)
+      ? undefined
+      : (schema.required?.includes(member.name) ?? false);
+    const cases = documentedCases(property, required);
     const enforced = cases.map((entry) => ({
       ...entry,
       admitted: refusalOf(model, member.name, entry.value) === undefined,

@@ -60,6 +60,7 @@ const VALIDITY: Record<WireScalarKind, (value: unknown) => boolean> = {
   string: (value) => typeof value === 'string' && value.isWellFormed(),
   boolean: (value) => typeof value === 'boolean',
   date: isDotNetDate,
+  intOrText: (value) => isInt32(value) || VALIDITY.string(value),
 };
 
 function validIfPresent(
@@ -172,6 +173,21 @@ function openApiSchema(member: WireScalarMember): ApiPropertyOptions {
       return { ...common, type: 'boolean' };
     case 'date':
       return { ...common, type: 'string', format: 'date-time' };
+    case 'intOrText':
+      // Either type may be null: `nullable` needs a `type` beside it.
+      return {
+        required: member.required,
+        anyOf: [
+          {
+            type: 'integer',
+            format: 'int32',
+            minimum: INT32_MIN,
+            maximum: INT32_MAX,
+            nullable: common.nullable,
+          },
+          { type: 'string', nullable: common.nullable },
+        ],
+      };
   }
 }
 
@@ -235,6 +251,8 @@ export const DecimalField = (options?: NumberFieldOptions) => ScalarField('decim
 export const TextField = (options?: TextFieldOptions) => ScalarField('string', options);
 export const BooleanField = () => ScalarField('boolean');
 export const DateField = () => ScalarField('date');
+/** An integer or a text, as the value happens to be: JSON writes each as its own type. */
+export const IntOrTextField = () => ScalarField('intOrText');
 
 /** A list of records: a JSON array, an XML wrapper of repeated item elements, indexed form keys. */
 export function ListField(item: () => WireClass): PropertyDecorator {

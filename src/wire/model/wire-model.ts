@@ -1,8 +1,11 @@
 import 'reflect-metadata';
 import { ApiSchema } from '@nestjs/swagger';
 
-/** The kinds of value a wire member can hold; each has one coercion, one validator and one writer. */
-export type WireScalarKind = 'int' | 'decimal' | 'string' | 'boolean' | 'date';
+/**
+ * The kinds of value a wire member can hold; each has one coercion, one validator and one writer.
+ * `intOrText` holds either, as written: JSON writes an integer as a number, XML writes its text.
+ */
+export type WireScalarKind = 'int' | 'decimal' | 'string' | 'boolean' | 'date' | 'intOrText';
 
 export type WireClass<T = object> = new () => T;
 
