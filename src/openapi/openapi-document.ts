@@ -63,7 +63,8 @@ function declareRequestId(document: OpenAPIObject): void {
     ...components.parameters,
     RequestId: { name: 'X-Request-Id', in: 'header', required: false, ...REQUEST_ID },
   };
-  components.headers = { ...components.headers, RequestId: REQUEST_ID };
+  // Every answer carries it.
+  components.headers = { ...components.headers, RequestId: { ...REQUEST_ID, required: true } };
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item) as OperationObject[]) {
       operation.parameters = [

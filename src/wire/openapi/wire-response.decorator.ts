@@ -71,18 +71,24 @@ function bodyContent(type: WireClass, list: boolean, example: object): ContentOb
   return { ...contentOf(JSON_MEDIA_TYPES, json, example), ...contentOf(XML_MEDIA_TYPES, xml) };
 }
 
-/** The response headers the wire layer and the domain errors write, each described once. */
+/**
+ * The response headers the wire layer and the domain errors write, each described once; an answer
+ * declaring one always carries it.
+ */
 const RESPONSE_HEADERS: Record<string, HeaderObject> = {
   ETag: {
     description: 'The strong entity tag of the representation: If-None-Match and If-Match take it.',
+    required: true,
     schema: { type: 'string', example: '"1001.3"' },
   },
   'Retry-After': {
     description: 'Seconds to wait before sending the request again.',
+    required: true,
     schema: { type: 'integer', minimum: 1, example: 5 },
   },
   'WWW-Authenticate': {
     description: 'The scheme, and its realm, the request must authenticate with.',
+    required: true,
     schema: { type: 'string', example: 'ApiKey realm="property-sales"' },
   },
 };
