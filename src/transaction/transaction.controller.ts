@@ -102,22 +102,20 @@ const LIST_QUERY = applyDecorators(
       minimum: 1,
       maximum: PAGE_LIMIT.max,
       default: PAGE_LIMIT.default,
+      example: 100,
     },
-    example: 100,
   }),
   ApiQuery({
     name: 'status',
     required: false,
     description: 'Only transactions with this status (exact match).',
-    schema: { type: 'string' },
-    example: 'Approved',
+    schema: { type: 'string', example: 'Approved' },
   }),
   ApiQuery({
     name: 'financetype',
     required: false,
     description: 'Only transactions with this finance type (exact match).',
-    schema: { type: 'string' },
-    example: 'Cash',
+    schema: { type: 'string', example: 'Cash' },
   }),
   ApiQuery({
     name: 'agent_id',
@@ -125,18 +123,17 @@ const LIST_QUERY = applyDecorators(
     description:
       'Only transactions whose agent chain names this id: brokerid, directorid, directorid_recruit, ' +
       'managerid, managerid_recruit, salesagentid or salesagentid_recruit.',
-    schema: { type: 'integer', format: 'int32' },
-    example: 12,
+    schema: { type: 'integer', format: 'int32', example: 12 },
   }),
   ApiQuery({
     name: 'changed_since',
     required: false,
     description:
       'Only transactions stamped at or after this instant (ISO 8601; without an offset, in the ' +
-      'service time zone), ordered by stamp then transaction_id: an incremental sync sends the stamp ' +
-      'of the last transaction it holds.',
-    schema: { type: 'string', format: 'date-time' },
-    example: '2026-03-01T00:00:00+00:00',
+      'service time zone), ordered by stamp then transaction_id. An incremental sync sends the ' +
+      'largest stamp it holds, less a margin for writes still committing: what it holds already ' +
+      'comes again, and nothing stamped meanwhile is missed.',
+    schema: { type: 'string', format: 'date-time', example: '2026-03-01T00:00:00+00:00' },
   }),
   ApiQuery({
     name: 'cursor',
