@@ -43,7 +43,20 @@ export class TransactionPageSql {
   }
 
   /** The page's rows in key order, one more than the limit when a next page exists. */
-  statement({ filter, after, limit }: PageRequest): Statement {
+  rows(request: PageRequest): Statement {
+    return this.build(request, this.selected, request.limit + 1);
+  }
+
+  /** The ids of the page's rows, as `transaction_id`: what its checklists are read by. */
+  ids(request: PageRequest): Statement {
+    return this.build(
+      request,
+      `${this.column('transaction_id')} AS ${this.escape('transaction_id')}`,
+      request.limit,
+    );
+  }
+
+  private build({ filter, after }: PageRequest, selected: string, rows: number): Statement {
     const byStamp = filter.changedSince !== undefined;
     const key = byStamp ? ['stamp', 'transaction_id'] : ['transaction_id'];
     const order = key.map((column) => `${this.column(column)} ASC`).join(', ');
@@ -54,15 +67,15 @@ export class TransactionPageSql {
     conditions.push(
       after ? this.after(after.transactionId, after.stamp) : this.first(byStamp, filter),
     );
-    const rows = limit + 1;
     if (filter.agentId === undefined) {
       const where = this.where(conditions);
       return {
-        sql: `SELECT ${this.selected} FROM ${this.table}${where.sql} ORDER BY ${order} LIMIT ?`,
+        sql: `SELECT ${selected} FROM ${this.table}${where.sql} ORDER BY ${order} LIMIT ?`,
         parameters: [...where.parameters, rows],
       };
     }
     const keys = key.map((column) => this.escape(column)).join(', ');
+    const keyOrder = key.map((column) => `${this.escape(column)} ASC`).join(', ');
     const branches = AGENT_ID_FIELDS.map((field) => {
       const where = this.where([this.equals(field, filter.agentId), ...conditions]);
       const selectedKey = key.map((column) => this.column(column)).join(', ');
@@ -76,9 +89,9 @@ export class TransactionPageSql {
     const page = this.escape('page');
     return {
       sql:
-        `SELECT ${this.selected} FROM (SELECT DISTINCT ${keys} FROM (` +
+        `SELECT ${selected} FROM (SELECT DISTINCT ${keys} FROM (` +
         branches.map((branch) => branch.sql).join(' UNION ALL ') +
-        `) ${this.escape('matched')} ORDER BY ${key.map((column) => `${this.escape(column)} ASC`).join(', ')} LIMIT ?) ${page}` +
+        `) ${this.escape('matched')} ORDER BY ${keyOrder} LIMIT ?) ${page}` +
         ` JOIN ${this.table} ON ${this.column('transaction_id')} = ${page}.${this.escape('transaction_id')}` +
         ` ORDER BY ${order}`,
       parameters: [...branches.flatMap((branch) => branch.parameters), rows],

@@ -1,6 +1,6 @@
 import { type DataSource } from 'typeorm';
 import { type ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
-import { type Row } from '../database/statement-batches';
+import { type Row, type Statement } from '../database/statement-batches';
 import { type UnitOfWork } from '../database/unit-of-work';
 import { RequirementAcquisitionEntity } from '../requirement/entities/requirement-acquisition.entity';
 import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
@@ -51,7 +51,7 @@ export class TransactionReadStatements {
   private readonly itemKey: string;
   /** The transaction's id, by which a page's checklist rows are told apart. */
   private readonly pageKey: SelectedMember;
-  private readonly pageChecklist: (count: number) => string;
+  private readonly pageChecklist: (ids: Statement) => Statement;
   private readonly page: TransactionPageSql;
 
   constructor(private readonly dataSource: DataSource) {
@@ -90,28 +90,40 @@ export class TransactionReadStatements {
       `${escape(table)}.${escape(metadata.findColumnWithPropertyName(property)!.databaseName)}`;
     const transactionKey = column('transaction', transactions, 'transaction_id');
     const itemKey = column('item', items, 'requirement_id');
-    const checklist = (members: readonly SelectedMember[], where: string, order: string) =>
-      `SELECT ${selected(members)} FROM ${escape(transactions.tableName)} ${escape('transaction')}` +
+    const table = `${escape(transactions.tableName)} ${escape('transaction')}`;
+    /** The checklist rows of the transactions `from` holds, after `where` when there is one. */
+    const checklist = (
+      members: readonly SelectedMember[],
+      from: string,
+      where: string,
+      order: string,
+    ) =>
+      `SELECT ${selected(members)} FROM ${from}` +
       ` LEFT JOIN ${escape(items.tableName)} ${escape('item')} ON ${column('item', items, 'transaction_id')} = ${transactionKey}` +
       ` LEFT JOIN ${escape(catalogue.tableName)} ${escape('requirement')} ON ${column('requirement', catalogue, 'requirement_id')} = ${itemKey}` +
-      ` WHERE ${where} ORDER BY ${order}`;
+      `${where && ` WHERE ${where}`} ORDER BY ${order}`;
     const row = selected([...this.transactionMembers, this.version]);
     this.sql = {
-      transaction: `SELECT ${row} FROM ${escape(transactions.tableName)} ${escape('transaction')} WHERE ${transactionKey} = ?`,
+      transaction: `SELECT ${row} FROM ${table} WHERE ${transactionKey} = ?`,
       checklist: checklist(
         [this.version, ...this.itemMembers],
+        table,
         `${transactionKey} = ?`,
         `${itemKey} ASC`,
       ),
     };
     this.pageKey = this.transactionMembers.find((member) => member.name === 'transaction_id')!;
-    // A page's checklists in one statement: its transactions' ids, one `?` each.
-    this.pageChecklist = (count) =>
-      checklist(
+    // A page's checklists in one statement: its rows' ids, joined to their transactions and items.
+    const listed = escape('listed');
+    this.pageChecklist = (ids) => ({
+      sql: checklist(
         [this.pageKey, this.version, ...this.itemMembers],
-        `${transactionKey} IN (${Array.from({ length: count }, () => '?').join(', ')})`,
+        `(${ids.sql}) ${listed} JOIN ${table} ON ${transactionKey} = ${listed}.${escape('transaction_id')}`,
+        '',
         `${transactionKey} ASC, ${itemKey} ASC`,
-      );
+      ),
+      parameters: ids.parameters,
+    });
     this.page = new TransactionPageSql(dataSource, row);
   }
 
@@ -139,21 +151,15 @@ export class TransactionReadStatements {
   }
 
   /**
-   * A page of ListTransactions with each transaction's checklist: the page's rows, then the checklists
-   * of all of them in one statement (never one per row), each transaction as it stood at one version.
+   * A page of ListTransactions with each transaction's checklist: the page's rows, and the checklists
+   * of all of them in one statement (never one per row), sent together as read() sends its two. Each
+   * transaction is answered as it stood at one version.
    */
   async readPage(unitOfWork: UnitOfWork, request: PageRequest): Promise<TransactionPage> {
+    const statements = [this.page.rows(request), this.pageChecklist(this.page.ids(request))];
     for (;;) {
-      const [rows] = await unitOfWork.readStatements([this.page.statement(request)], {
-        replica: true,
-      });
+      const [rows, checklists] = await unitOfWork.readStatements(statements, { replica: true });
       const listed = rows.slice(0, request.limit);
-      if (listed.length === 0) return { transactions: [], more: false };
-      const ids = listed.map((row) => row[this.pageKey.alias]);
-      const [checklists] = await unitOfWork.readStatements(
-        [{ sql: this.pageChecklist(ids.length), parameters: ids }],
-        { replica: true },
-      );
       const byTransaction = new Map<unknown, Row[]>();
       for (const item of checklists) {
         const id = item[this.pageKey.alias];
