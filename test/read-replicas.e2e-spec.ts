@@ -230,6 +230,7 @@ describeOnMariaDb('read replicas (DATABASE_READ_URLS) on MariaDB', () => {
     const reads: ReadonlyArray<[string, (running: RunningApp) => Test]> = [
       ['GetTransaction', (app) => app.http.get(getTransactionPath(TRANSACTION))],
       ['GetAgentHistory', (app) => app.http.get(getAgentHistoryPath(TRANSACTION))],
+      ['ListTransactions', (app) => app.http.get('/api/Transaction/ListTransactions')],
     ];
 
     beforeAll(async () => {
