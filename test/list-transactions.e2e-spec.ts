@@ -263,7 +263,7 @@ describeOnEachDatabase('ListTransactions', (context: SuiteContext) => {
       ['a cursor of null', `cursor=${Buffer.from('null').toString('base64url')}`, 'query.cursor'],
       [
         'a cursor with a key that is no id',
-        `cursor=${Buffer.from('{"filter":[null,null,null,null],"after":[-1,null]}').toString('base64url')}`,
+        `cursor=${Buffer.from('{"filter":[null,null,null,null],"after":[2147483648,null]}').toString('base64url')}`,
         'query.cursor',
       ],
       [

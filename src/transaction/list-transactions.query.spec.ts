@@ -33,6 +33,18 @@ describe('ListTransactions query', () => {
     const filter = { status: 'Approved', changedSince: new Date('2026-03-01T00:00:00Z') };
     const after = { transactionId: 1001, stamp: new Date('2026-03-02T10:11:12.345Z') };
     expect(decodeCursor(encodeCursor(filter, after), filter)).toEqual(after);
+    expect(decodeCursor(encodeCursor({}, { transactionId: -2147483648 }), {})).toEqual({
+      transactionId: -2147483648,
+    });
+    const impossibleDate = Buffer.from(
+      JSON.stringify({
+        filter: ['Approved', null, null, '2026-03-01T00:00:00.000Z'],
+        after: [1001, '2026-13-45T00:00:00.000Z'],
+      }),
+    ).toString('base64url');
+    expect(refusal(() => decodeCursor(impossibleDate, filter))).toEqual({
+      'query.cursor': ['The cursor is not one this service wrote.'],
+    });
     expect(Object.keys(refusal(() => decodeCursor(encodeCursor(filter, after), {})))).toEqual([
       'query.cursor',
     ]);

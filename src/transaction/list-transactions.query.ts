@@ -3,6 +3,7 @@ import { type Request } from 'express';
 import {
   FormReader,
   INT32_MAX,
+  INT32_MIN,
   RequestValidationError,
   toValidatedDto,
   wireModelOf,
@@ -62,34 +63,40 @@ const invalidCursor = (reason: string) => new RequestValidationError({ 'query.cu
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+/** The key a cursor's `after` holds, if it is one encodeCursor wrote for this order. */
+function keyOf(after: unknown, byStamp: boolean): PageKey | undefined {
+  if (!Array.isArray(after) || after.length !== 2) return undefined;
+  const [transactionId, stamp] = after as [unknown, unknown];
+  if (
+    typeof transactionId !== 'number' ||
+    !Number.isInteger(transactionId) ||
+    transactionId < INT32_MIN ||
+    transactionId > INT32_MAX
+  )
+    return undefined;
+  if (!byStamp) return stamp === null ? { transactionId } : undefined;
+  if (typeof stamp !== 'string' || !ISO_INSTANT.test(stamp)) return undefined;
+  const instant = new Date(stamp);
+  return Number.isNaN(instant.getTime()) ? undefined : { transactionId, stamp: instant };
+}
+
 /** The key a cursor names; 400 unless it is one this service wrote for the same filters. */
 export function decodeCursor(cursor: string, filter: TransactionFilter): PageKey {
-  let payload: unknown;
+  let payload: Partial<CursorPayload> | null;
   try {
-    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as typeof payload;
   } catch {
     throw invalidCursor('The cursor is not one this service wrote.');
   }
-  const after = (payload as Partial<CursorPayload> | null)?.after;
-  const written = (payload as Partial<CursorPayload> | null)?.filter;
-  const [transactionId, stamp] = Array.isArray(after) ? after : [];
-  const byStamp = filter.changedSince !== undefined;
-  if (
-    !Array.isArray(written) ||
-    !Number.isInteger(transactionId) ||
-    (transactionId as number) < 0 ||
-    (transactionId as number) > INT32_MAX ||
-    (byStamp ? typeof stamp !== 'string' || !ISO_INSTANT.test(stamp) : stamp !== null)
-  )
+  const key = keyOf(payload?.after, filter.changedSince !== undefined);
+  if (!key || !Array.isArray(payload?.filter))
     throw invalidCursor('The cursor is not one this service wrote.');
-  if (JSON.stringify(written) !== JSON.stringify(filterKey(filter)))
+  if (JSON.stringify(payload.filter) !== JSON.stringify(filterKey(filter)))
     throw invalidCursor(
       'The cursor belongs to another listing: send it with the status, financetype, agent_id and ' +
         'changed_since of the request that returned it.',
     );
-  return byStamp
-    ? { transactionId: transactionId as number, stamp: new Date(stamp as string) }
-    : { transactionId: transactionId as number };
+  return key;
 }
 
 /** The query string's page request, validated as Web API validated URI-bound values. */

@@ -37,7 +37,8 @@ export interface VersionedTransaction {
  * every read, and TypeORM's query builder would rebuild a joined statement and hydrate three entities
  * per row each time; a joined row repeats the transaction's fifty columns for every item, which costs
  * SQLite four times the two statements. Values still go through the driver's own conversions, so
- * dates, booleans and decimals are what an entity read gives.
+ * dates, booleans and decimals are what an entity read gives. ListTransactions reads a page the same
+ * way: its rows (TransactionPageSql), then the checklists of all of them in one statement.
  */
 export class TransactionReadStatements {
   readonly sql: { readonly transaction: string; readonly checklist: string };
