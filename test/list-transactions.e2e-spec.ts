@@ -137,6 +137,12 @@ describeOnEachDatabase('ListTransactions', (context: SuiteContext) => {
     expect(idsOf(listed(pages))).toEqual(idsOf(expected));
   });
 
+  it('matches status and financetype exactly, letter case and spaces included', async () => {
+    for (const query of ['status=pending', 'status=Pending%20', 'financetype=CASH']) {
+      expect((await list(query).expect(200)).body).toEqual({ transactions: [], next_cursor: null });
+    }
+  });
+
   it('lists an agent named in two roles of one chain once', async () => {
     const ids = idsOf(listed(await walk(`agent_id=${AGENT}&limit=2`)));
     expect(ids.filter((id) => id === FIRST_ID + 7)).toHaveLength(1);

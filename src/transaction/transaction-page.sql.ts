@@ -61,9 +61,9 @@ export class TransactionPageSql {
     const key = byStamp ? ['stamp', 'transaction_id'] : ['transaction_id'];
     const order = key.map((column) => `${this.column(column)} ASC`).join(', ');
     const conditions: Condition[] = [];
-    if (filter.status !== undefined) conditions.push(this.equals('status', filter.status));
+    if (filter.status !== undefined) conditions.push(this.sameText('status', filter.status));
     if (filter.financetype !== undefined)
-      conditions.push(this.equals('financetype', filter.financetype));
+      conditions.push(this.sameText('financetype', filter.financetype));
     conditions.push(
       after ? this.after(after.transactionId, after.stamp) : this.first(byStamp, filter),
     );
@@ -104,6 +104,20 @@ export class TransactionPageSql {
 
   private equals(column: string, value: unknown): Condition {
     return { sql: `${this.column(column)} = ?`, parameters: [value] };
+  }
+
+  /**
+   * The same text, character for character, as SQLite compares it: MariaDB's collation
+   * (utf8mb4_unicode_ci) also equates other letter cases and trailing spaces. Its index still finds
+   * the rows by the collation; comparing the bytes (utf8mb4_bin would still pad) keeps the exact ones.
+   */
+  private sameText(column: string, value: string): Condition {
+    const equals = this.equals(column, value);
+    if (this.dataSource.options.type === 'better-sqlite3') return equals;
+    return {
+      sql: `${equals.sql} AND CAST(${this.column(column)} AS BINARY) = CAST(? AS BINARY)`,
+      parameters: [value, value],
+    };
   }
 
   /**
