@@ -21,7 +21,14 @@ import { AuthenticationError } from '../auth/authenticator';
 import { CallerId } from '../auth/caller.decorator';
 import { RateLimitedError } from '../auth/rate-limit.guard';
 import { CommitOutcomeUnknownError, DatabaseUnavailableError } from '../database/database-errors';
-import { Int32ParamPipe, WireErrors, WireRequestBody, WireResponse } from '../wire';
+import {
+  INT32_MAX,
+  INT32_MIN,
+  Int32ParamPipe,
+  WireErrors,
+  WireRequestBody,
+  WireResponse,
+} from '../wire';
 import { AGENT_CHAIN_FIELDS } from './agent-chain';
 import { AgentAssignmentDto } from './dto/agent-assignment.dto';
 import { PAGE_LIMIT } from './dto/list-transactions-query.dto';
@@ -123,7 +130,13 @@ const LIST_QUERY = applyDecorators(
     description:
       'Only transactions whose agent chain names this id: brokerid, directorid, directorid_recruit, ' +
       'managerid, managerid_recruit, salesagentid or salesagentid_recruit.',
-    schema: { type: 'integer', format: 'int32', example: 12 },
+    schema: {
+      type: 'integer',
+      format: 'int32',
+      minimum: INT32_MIN,
+      maximum: INT32_MAX,
+      example: 12,
+    },
   }),
   ApiQuery({
     name: 'changed_since',
@@ -245,6 +258,13 @@ export class TransactionController {
       'One page: transactions and next_cursor (in XML, ArrayOfTransaction holding transactions and ' +
       'next_cursor).',
     example: PAGE_EXAMPLE,
+    headers: {
+      Link: {
+        description: 'The next page, `<…&cursor=…>; rel="next"`, when there is one.',
+        required: false,
+        schema: { type: 'string' },
+      },
+    },
   })
   @WireErrors(304, 400, AuthenticationError, RateLimitedError, 500, DatabaseUnavailableError)
   async listTransactions(

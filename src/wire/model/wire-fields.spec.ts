@@ -1,6 +1,10 @@
 import { Body, Controller, type INestApplication, Post } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { type SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import {
+  type OperationObject,
+  type ParameterObject,
+  type SchemaObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { createApp } from '../../app.factory';
 import { loadAppConfig } from '../../config/app-config';
 import { createOpenApiDocument } from '../../openapi/openapi-document';
@@ -153,9 +157,11 @@ const CHECKED_KEYWORDS = new Set([
   'exclusiveMinimum',
   'exclusiveMaximum',
   'maxLength',
-  // Shape, not rules: the item schema, the XML name.
+  // Shape, not rules: the item schema, the XML name, a query parameter's default and example.
   'items',
   'xml',
+  'default',
+  'example',
 ]);
 
 const declared = declaredWireModels().map((model) => [model.schemaName, model] as const);
@@ -196,6 +202,30 @@ describe('field decorators: what the OpenAPI document states is what validation 
         );
       for (const name of Object.keys(components))
         if (!named(name) && !name.endsWith('Input')) answeredOnly.add(name);
+      // A query string's record is documented as its operation's query parameters. A query string
+      // has no null: a parameter sent empty is read as null, as validation then sees it.
+      for (const item of Object.values(document.paths)) {
+        for (const { parameters = [] } of Object.values(item) as OperationObject[]) {
+          const query = (parameters as ParameterObject[]).filter(
+            (parameter) => parameter.in === 'query',
+          );
+          const names = query.map(({ name }) => name).join();
+          const model = declaredWireModels().find(
+            ({ members }) => members.map(({ name }) => name).join() === names,
+          );
+          if (!model || query.length === 0) continue;
+          schemas[model.schemaName] = {
+            type: 'object',
+            properties: Object.fromEntries(
+              query.map(({ name, schema }) => [
+                name,
+                { ...(schema as SchemaObject), nullable: true },
+              ]),
+            ),
+            required: query.filter(({ required }) => required).map(({ name }) => name),
+          };
+        }
+      }
     }
   });
 

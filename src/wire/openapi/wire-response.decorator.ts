@@ -110,7 +110,13 @@ function headersOf(names: Iterable<string>): Record<string, HeaderObject> {
  */
 export const WireResponse = (
   type: WireClass,
-  options: { list?: boolean; description: string; example: object },
+  options: {
+    list?: boolean;
+    description: string;
+    example: object;
+    /** Headers the route writes besides the ETag, described by the route. */
+    headers?: Record<string, HeaderObject>;
+  },
 ) =>
   applyDecorators(
     SetMetadata(WIRE_RESPONSE, { type, list: options.list ?? false } satisfies WireResponseOptions),
@@ -126,7 +132,7 @@ export const WireResponse = (
       status: 200,
       description: options.description,
       content: bodyContent(type, options.list ?? false, options.example),
-      headers: headersOf(['ETag']),
+      headers: { ...headersOf(['ETag']), ...options.headers },
     }),
   );
 
