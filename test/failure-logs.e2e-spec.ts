@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { freePort, runNode, SERVICE_MAIN, ServiceProcess } from './support/processes';
+import { freePort, jsonLines, runNode, SERVICE_MAIN, ServiceProcess } from './support/processes';
 import {
   createTestDatabase,
   type DatabaseKind,
@@ -44,18 +44,7 @@ const GET_TRANSACTION = '/api/Transaction/GetTransaction';
 const DEMO_TRANSACTION = 1001;
 
 /** Every non-empty line of a stream, parsed; fails on one that is not JSON. */
-function jsonLines(text: string): LogLine[] {
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      try {
-        return JSON.parse(line) as LogLine;
-      } catch {
-        throw new Error(`A log line is not JSON: ${line}`);
-      }
-    });
-}
+const logLinesIn = (text: string) => jsonLines<LogLine>(text);
 
 /** The codes and messages of a failure and every cause beneath it, outermost first. */
 function chain(failure: Failure | undefined): Failure[] {
@@ -98,7 +87,7 @@ afterAll(async () => {
 async function requestLine(service: ServiceProcess, id: string): Promise<LogLine> {
   const deadline = Date.now() + 5000;
   for (;;) {
-    const line = jsonLines(service.stdout).find((logged) => logged.reqId === id);
+    const line = logLinesIn(service.stdout).find((logged) => logged.reqId === id);
     if (line) return line;
     if (Date.now() > deadline) throw new Error(`No log line for ${id}:\n${service.stdout}`);
     await delay(20);
@@ -114,7 +103,7 @@ describe('a start-up failure is one JSON line on stderr, naming the variable', (
     });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    const lines = jsonLines(result.stderr);
+    const lines = logLinesIn(result.stderr);
     expect(lines).toHaveLength(1);
     expect(lines[0].level).toBe(60);
     expect([...lines[0].variables!].sort()).toEqual(['LOG_LEVEL', 'PORT']);
@@ -135,7 +124,7 @@ describe('a start-up failure is one JSON line on stderr, naming the variable', (
       },
     });
     expect(result.code).toBe(1);
-    const failure = jsonLines(result.stderr);
+    const failure = logLinesIn(result.stderr);
     expect(failure).toHaveLength(1);
     expect(failure[0]).toMatchObject({
       level: 60,
@@ -144,7 +133,7 @@ describe('a start-up failure is one JSON line on stderr, naming the variable', (
     });
     expect(failure[0].msg).toMatch(/^The service could not start \(DATABASE_URL\): .*ECONNREFUSED/);
     // The framework's own lines of the attempt are JSON too.
-    expect(jsonLines(result.stdout).length).toBeGreaterThan(0);
+    expect(logLinesIn(result.stdout).length).toBeGreaterThan(0);
     expect(result.stdout + result.stderr).not.toContain(ESCAPE);
   });
 
@@ -165,7 +154,7 @@ describe('a start-up failure is one JSON line on stderr, naming the variable', (
           },
         });
         expect(result.code).toBe(1);
-        const failure = jsonLines(result.stderr);
+        const failure = logLinesIn(result.stderr);
         expect(failure).toHaveLength(1);
         expect(failure[0]).toMatchObject({
           level: 60,
@@ -193,7 +182,7 @@ describe('the lines of a running service', () => {
   });
 
   it('"listening" gives the API URL and the OpenAPI UI URL, and both answer', async () => {
-    const line = jsonLines(service.stdout).find((logged) => logged.msg?.startsWith('Listening'));
+    const line = logLinesIn(service.stdout).find((logged) => logged.msg?.startsWith('Listening'));
     const url = `http://localhost:${service.port}/api`;
     const swaggerUrl = `http://localhost:${service.port}/swagger`;
     expect(line).toMatchObject({ level: 30, url, swaggerUrl });
@@ -320,7 +309,7 @@ describeOnMariaDb('a start-up failure on MariaDB names the driver error', () => 
       env: { DATABASE_URL: url.toString(), AUTH_MODE: 'none' },
     });
     expect(result.code).toBe(1);
-    const failure = jsonLines(result.stderr);
+    const failure = logLinesIn(result.stderr);
     expect(failure).toHaveLength(1);
     expect(failure[0]).toMatchObject({
       level: 60,
@@ -421,7 +410,7 @@ describe('shutdown', () => {
     }
     expect(await service.exit()).toEqual({ code: 0, signal: null });
 
-    const lines = jsonLines(service.stdout);
+    const lines = logLinesIn(service.stdout);
     const begun = lines.find((line) => line.signal === 'SIGTERM' && line.drainMs === 800);
     const stopped = lines.find((line) => line.msg?.startsWith('Stopped after SIGTERM'));
     expect(begun?.level).toBe(30);

@@ -1,6 +1,7 @@
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { expectProblem, type HttpResult } from './support/http-assertions';
 import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
+import { AGENT_ID_FIELDS } from './support/update-agents-cases';
 import { child, childNames, inspectXml } from './support/xml-inspection';
 
 type Json = Record<string, unknown>;
@@ -12,15 +13,6 @@ interface Page {
 
 const LIST = '/api/Transaction/ListTransactions';
 const AGENT = 777;
-const AGENT_COLUMNS = [
-  'brokerid',
-  'directorid',
-  'directorid_recruit',
-  'managerid',
-  'managerid_recruit',
-  'salesagentid',
-  'salesagentid_recruit',
-];
 const STATUSES = ['Approved', 'Pending', 'Cancelled'];
 const FIRST_ID = 1001;
 const COUNT = 60;
@@ -32,7 +24,8 @@ const COUNT = 60;
  */
 const FIXTURE = Array.from({ length: COUNT }, (_, index) => {
   const id = FIRST_ID + index;
-  const agentColumn = index % 5 === 0 ? AGENT_COLUMNS[(index / 5) % AGENT_COLUMNS.length] : null;
+  const agentColumn =
+    index % 5 === 0 ? AGENT_ID_FIELDS[(index / 5) % AGENT_ID_FIELDS.length] : null;
   const minute = (COUNT - 1 - index) >> 2;
   return transactionRecord(id, {
     status: STATUSES[index % STATUSES.length],
@@ -54,7 +47,7 @@ const byStamp = (records: readonly Json[]) =>
     (a, b) =>
       stampOf(a) - stampOf(b) || (a.transaction_id as number) - (b.transaction_id as number),
   );
-const namesAgent = (record: Json) => AGENT_COLUMNS.some((column) => record[column] === AGENT);
+const namesAgent = (record: Json) => AGENT_ID_FIELDS.some((column) => record[column] === AGENT);
 
 describeOnEachDatabase('ListTransactions', (context: SuiteContext) => {
   beforeAll(() => context.running.seed({ requirements: CATALOGUE, transactions: FIXTURE }));

@@ -12,7 +12,14 @@ import { setTimeout as delay } from 'node:timers/promises';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { expectProblem } from './support/http-assertions';
-import { responds, runNode, SERVICE_MAIN, ServiceProcess } from './support/processes';
+import {
+  jsonLines,
+  responds,
+  runNode,
+  SERVICE_MAIN,
+  ServiceProcess,
+  startOnNewSqlite,
+} from './support/processes';
 import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
 
 /** The request line written when a response ends, as far as these tests read it. */
@@ -49,19 +56,10 @@ async function temporaryDirectory(): Promise<string> {
   return directory;
 }
 
-/** `node dist/src/main.js` on a new SQLite file (demo data loaded), logging at info unless told. */
+/** The service on a new SQLite file of its own (demo data loaded), logging at info unless told. */
 async function spawnService(env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const directory = await temporaryDirectory();
-  const service = await ServiceProcess.start({
-    cwd: directory,
-    env: {
-      DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}`,
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-  });
+  const service = await startOnNewSqlite(await temporaryDirectory(), env);
   services.push(service);
-  await service.ready();
   return service;
 }
 
@@ -74,22 +72,11 @@ afterAll(async () => {
 });
 
 /** Every non-empty stdout line, parsed: throws when one is not JSON. */
-function jsonLines(service: ServiceProcess): LogLine[] {
-  return service.stdout
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      try {
-        return JSON.parse(line) as LogLine;
-      } catch {
-        throw new Error(`A log line is not JSON: ${line}`);
-      }
-    });
-}
+const logLinesOf = (service: ServiceProcess) => jsonLines<LogLine>(service.stdout);
 
 /** The lines that belong to one request id. */
 const linesOf = (service: ServiceProcess, id: string) =>
-  jsonLines(service).filter((line) => line.reqId === id || line.req?.id === id);
+  logLinesOf(service).filter((line) => line.reqId === id || line.req?.id === id);
 
 async function eventually(condition: () => boolean, what: string, timeoutMs = 5000) {
   const deadline = Date.now() + timeoutMs;
@@ -320,7 +307,7 @@ describe('request logs of the spawned service (JSON, LOG_LEVEL=info)', () => {
     expect(line.responseTime).toEqual(expect.any(Number));
     expect(line.responseTime as number).toBeGreaterThanOrEqual(0);
     // Nothing the service writes to stdout is anything but a JSON line.
-    expect(() => jsonLines(service)).not.toThrow();
+    expect(() => logLinesOf(service)).not.toThrow();
   });
 
   it('logs a POST once, with its route and status, under the id it generated and echoed', async () => {
@@ -361,7 +348,7 @@ describe('request logs of the spawned service (JSON, LOG_LEVEL=info)', () => {
     const line = await requestLine(service, id);
     expect(line).toMatchObject({ reqId: id, req: { id }, route: LOGGED_ROUTE });
     if (sent) expect(service.stdout).not.toContain(sent);
-    expect(jsonLines(service).filter((logged) => logged.level >= 60)).toEqual([]);
+    expect(logLinesOf(service).filter((logged) => logged.level >= 60)).toEqual([]);
   });
 
   it('keeps a plain token of 128 characters', async () => {
@@ -550,7 +537,7 @@ describe('log level and format of the spawned service', () => {
       expect(linesOf(service, 'warn-ok')).toEqual([]);
       expect(linesOf(service, 'warn-ok-api')).toEqual([]);
       // Start-up chatter at info is gone too.
-      expect(jsonLines(service).filter((logged) => logged.level < 40)).toEqual([]);
+      expect(logLinesOf(service).filter((logged) => logged.level < 40)).toEqual([]);
     } finally {
       await service.stop();
     }

@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { createConnection } from 'mysql2/promise';
-import { childEnvironment, freePort, REPO_ROOT, ServiceProcess } from './support/processes';
+import {
+  childEnvironment,
+  freePort,
+  jsonLines,
+  REPO_ROOT,
+  ServiceProcess,
+  startOnNewSqlite,
+} from './support/processes';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { describeOnMariaDb } from './support/test-app';
 
@@ -161,16 +168,8 @@ async function startCollector(): Promise<Collector> {
 async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
   const directory = await mkdtemp(join(tmpdir(), 'property-sales-tracing-'));
   directories.push(directory);
-  const service = await ServiceProcess.start({
-    cwd: directory,
-    env: {
-      DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}`,
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-  });
+  const service = await startOnNewSqlite(directory, env);
   services.push(service);
-  await service.ready();
   return service;
 }
 
@@ -197,18 +196,7 @@ async function send(
 }
 
 /** Every line the service wrote on stdout, parsed; fails on one that is not JSON. */
-function logLines(service: ServiceProcess): LogLine[] {
-  return service.stdout
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      try {
-        return JSON.parse(line) as LogLine;
-      } catch {
-        throw new Error(`A log line is not JSON: ${line}`);
-      }
-    });
-}
+const logLines = (service: ServiceProcess) => jsonLines<LogLine>(service.stdout);
 
 /** The request line of one request id, once it is written. */
 async function requestLine(service: ServiceProcess, id: string): Promise<LogLine> {

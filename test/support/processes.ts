@@ -222,3 +222,38 @@ export class ServiceProcess {
     }
   }
 }
+
+/** Every non-empty line of a process's output, parsed: throws when one is not JSON. */
+export function jsonLines<Line>(text: string): Line[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      try {
+        return JSON.parse(line) as Line;
+      } catch {
+        throw new Error(`A log line is not JSON: ${line}`);
+      }
+    });
+}
+
+/**
+ * `node dist/src/main.js` in `directory`, on a new SQLite file there (demo data loaded), logging at
+ * info unless told; resolves once it serves.
+ */
+export async function startOnNewSqlite(
+  directory: string,
+  env: Record<string, string> = {},
+): Promise<ServiceProcess> {
+  const service = await ServiceProcess.start({
+    cwd: directory,
+    env: { DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}`, LOG_LEVEL: 'info', ...env },
+  });
+  try {
+    await service.ready();
+  } catch (error) {
+    await service.stop();
+    throw error;
+  }
+  return service;
+}
