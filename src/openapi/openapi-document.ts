@@ -53,7 +53,7 @@ const REQUEST_ID = {
   description:
     "The request's id, in the log line and in JSON error bodies: the caller's own when it is a " +
     'plain token of up to 128 letters, digits, `_`, `.`, `:` or `-`, else a new UUID.',
-  schema: { type: 'string', example: '6f1d2c3b-8a4e-4f5d-9b7c-0e1a2b3c4d5e' },
+  schema: { type: 'string' },
 } as const;
 
 /** X-Request-Id, sent by a gateway or a client and echoed on every answer. */
@@ -61,10 +61,18 @@ function declareRequestId(document: OpenAPIObject): void {
   const components = document.components!;
   components.parameters = {
     ...components.parameters,
+    // No example: Swagger UI's "Try it out" would send the same id with every request.
     RequestId: { name: 'X-Request-Id', in: 'header', required: false, ...REQUEST_ID },
   };
   // Every answer carries it.
-  components.headers = { ...components.headers, RequestId: { ...REQUEST_ID, required: true } };
+  components.headers = {
+    ...components.headers,
+    RequestId: {
+      ...REQUEST_ID,
+      required: true,
+      schema: { type: 'string', example: '6f1d2c3b-8a4e-4f5d-9b7c-0e1a2b3c4d5e' },
+    },
+  };
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item) as OperationObject[]) {
       operation.parameters = [

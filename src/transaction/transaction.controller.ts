@@ -97,7 +97,10 @@ const PAGE_EXAMPLE = {
   next_cursor: encodeCursor({ status: 'Approved' }, { transactionId: 1001 }),
 };
 
-/** ListTransactions' query parameters, as the OpenAPI document describes them. */
+/**
+ * ListTransactions' query parameters, as the OpenAPI document describes them. Only `limit` has an
+ * example: Swagger UI's "Try it out" sends every example, and all filters at once match nothing.
+ */
 const LIST_QUERY = applyDecorators(
   ApiQuery({
     name: 'limit',
@@ -115,14 +118,14 @@ const LIST_QUERY = applyDecorators(
   ApiQuery({
     name: 'status',
     required: false,
-    description: 'Only transactions with this status (exact match).',
-    schema: { type: 'string', example: 'Approved' },
+    description: 'Only transactions with this status (exact match), such as `Approved`.',
+    schema: { type: 'string' },
   }),
   ApiQuery({
     name: 'financetype',
     required: false,
-    description: 'Only transactions with this finance type (exact match).',
-    schema: { type: 'string', example: 'Cash' },
+    description: 'Only transactions with this finance type (exact match), such as `Cash`.',
+    schema: { type: 'string' },
   }),
   ApiQuery({
     name: 'agent_id',
@@ -135,7 +138,6 @@ const LIST_QUERY = applyDecorators(
       format: 'int32',
       minimum: INT32_MIN,
       maximum: INT32_MAX,
-      example: 12,
     },
   }),
   ApiQuery({
@@ -146,7 +148,7 @@ const LIST_QUERY = applyDecorators(
       'service time zone), ordered by stamp then transaction_id. An incremental sync sends the ' +
       'largest stamp it holds, less a margin for writes still committing: what it holds already ' +
       'comes again, and nothing stamped meanwhile is missed.',
-    schema: { type: 'string', format: 'date-time', example: '2026-03-01T00:00:00+00:00' },
+    schema: { type: 'string', format: 'date-time' },
   }),
   ApiQuery({
     name: 'cursor',
@@ -182,7 +184,8 @@ export class TransactionController {
     description:
       'ETags of GetTransaction (or `*`): 412 unless one is the current one. Without it, the last ' +
       'write wins, as on the legacy service.',
-    schema: { type: 'string', example: '"1001.3"' },
+    // No example: Swagger UI's "Try it out" would send it, and a stale one answers 412.
+    schema: { type: 'string' },
   })
   @ApiResponse({ status: 204, description: 'Applied (or nothing to change).' })
   @WireErrors(

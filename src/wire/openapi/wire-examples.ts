@@ -58,20 +58,32 @@ function formFields(model: WireModel, record: Record<string, unknown>): Record<s
  * `name[0].member`, so that a form built from the schema (Swagger UI's "Try it out") posts what the
  * form reader binds. Further items follow as `name[1].member` and on.
  */
-function formSchemaOf(document: OpenAPIObject, model: WireModel): SchemaObject {
+function formSchemaOf(
+  document: OpenAPIObject,
+  model: WireModel,
+  fields: Record<string, unknown>,
+): SchemaObject {
   const schemas = document.components!.schemas!;
   const schema = schemas[model.schemaName] as SchemaObject;
   const properties: Record<string, Schema> = {};
+  // Each field shows its value in the example, which a form built from the schema starts from:
+  // without one, Swagger UI fills a field with a value of its own (a bound, "string"), and a null it
+  // posts as the word. A form example names every member.
+  const field = (name: string, property: Schema) => {
+    if (!(name in fields))
+      throw new Error(`The form example of ${model.schemaName} has no value for ${name}.`);
+    properties[name] = { ...property, example: fields[name] };
+  };
   for (const member of model.members) {
     const property = schema.properties![member.name];
     if (member.kind !== 'list') {
-      properties[member.name] = property;
+      field(member.name, property);
       continue;
     }
     const itemModel = declaredWireModels().find((candidate) => candidate.type === member.item())!;
     const itemSchema = schemas[itemModel.schemaName] as SchemaObject;
     for (const [name, itemProperty] of Object.entries(itemSchema.properties!))
-      properties[`${member.name}[0].${name}`] = itemProperty;
+      field(`${member.name}[0].${name}`, itemProperty);
   }
   return {
     type: 'object',
@@ -129,10 +141,11 @@ function writeExamples(
       content[mediaType] = { ...content[mediaType], example: xml.encode(model, read) };
   if (content[FORM_MEDIA_TYPE] && !list) {
     const formSchemaName = `${model.schemaName}Form`;
-    document.components!.schemas![formSchemaName] = formSchemaOf(document, model);
+    const fields = formFields(model, written);
+    document.components!.schemas![formSchemaName] = formSchemaOf(document, model, fields);
     content[FORM_MEDIA_TYPE] = {
       schema: { $ref: `#/components/schemas/${formSchemaName}` },
-      example: formFields(model, written),
+      example: fields,
     };
   }
 }

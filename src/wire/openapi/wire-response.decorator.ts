@@ -126,7 +126,8 @@ export const WireResponse = (
       name: 'If-None-Match',
       required: false,
       description: 'An ETag of this representation read before: 304 while it is still current.',
-      schema: { type: 'string', example: '"1001.3"' },
+      // No example: Swagger UI's "Try it out" would send it with every read.
+      schema: { type: 'string' },
     }),
     ApiResponse({
       status: 200,
