@@ -1,6 +1,7 @@
 import { type Request, type RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { type UnitOfWork } from '../database/unit-of-work';
+import { routeTemplate } from '../logging/route-template';
 import { type RepresentationCache } from '../wire';
 
 /** The path Prometheus scrapes. */
@@ -17,8 +18,8 @@ const UNMATCHED = 'other';
 
 /** The route template a request matched (`/api/Transaction/GetTransaction/:transaction_id`). */
 function routeLabel(request: Request): string {
-  const route = (request as { route?: { path?: unknown } }).route;
-  return typeof route?.path === 'string' ? `${request.baseUrl}${route.path}` : UNMATCHED;
+  const template = routeTemplate(request);
+  return template === undefined ? UNMATCHED : `${request.baseUrl}${template}`;
 }
 
 interface RequestSeries {

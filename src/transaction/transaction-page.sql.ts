@@ -154,8 +154,8 @@ export class TransactionPageSql {
     return this.dataSource.driver.preparePersistentValue(value, this.stampColumn);
   }
 
+  /** Every page has a condition: where it starts (first) or the key it follows (after). */
   private where(conditions: readonly Condition[]): Condition {
-    if (conditions.length === 0) return { sql: '', parameters: [] };
     return {
       sql: ` WHERE ${conditions.map((condition) => condition.sql).join(' AND ')}`,
       parameters: conditions.flatMap((condition) => condition.parameters),

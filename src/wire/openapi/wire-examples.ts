@@ -10,7 +10,7 @@ import {
 import { FORM_MEDIA_TYPE } from '../codecs/form.codec';
 import { JSON_MEDIA_TYPES, JsonCodec } from '../codecs/json.codec';
 import { XML_MEDIA_TYPES, type XmlCodec } from '../codecs/xml.codec';
-import { declaredWireModels, type WireModel } from '../model/wire-model';
+import { declaredWireModels, type WireModel, wireModelOf } from '../model/wire-model';
 import { toValidatedDto } from '../model/wire-validation';
 
 /** The operation extension carrying a request example, until the document writes it in each format. */
@@ -44,7 +44,7 @@ function formFields(model: WireModel, record: Record<string, unknown>): Record<s
       fields[member.name] = value;
       continue;
     }
-    const itemModel = declaredWireModels().find((candidate) => candidate.type === member.item())!;
+    const itemModel = wireModelOf(member.item());
     (value as Record<string, unknown>[]).forEach((item, index) => {
       for (const [key, itemValue] of Object.entries(formFields(itemModel, item)))
         fields[`${member.name}[${index}].${key}`] = itemValue;
@@ -80,7 +80,7 @@ function formSchemaOf(
       field(member.name, property);
       continue;
     }
-    const itemModel = declaredWireModels().find((candidate) => candidate.type === member.item())!;
+    const itemModel = wireModelOf(member.item());
     const itemSchema = schemas[itemModel.schemaName] as SchemaObject;
     for (const [name, itemProperty] of Object.entries(itemSchema.properties!))
       field(`${member.name}[0].${name}`, itemProperty);
