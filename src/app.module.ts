@@ -10,6 +10,7 @@ import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RequirementModule } from './requirement/requirement.module';
+import { TracingModule } from './tracing/tracing.module';
 import { TransactionModule } from './transaction/transaction.module';
 import { WireModule } from './wire';
 
@@ -31,6 +32,7 @@ export class AppModule {
         LoggingModule.forRoot(logger),
         AuthModule.forRoot(config),
         DatabaseModule.forRoot(config.database),
+        TracingModule,
         WireModule,
         DataImportModule,
         RequirementModule,

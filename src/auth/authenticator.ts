@@ -3,10 +3,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { type IncomingHttpHeaders } from 'node:http';
 import {
   createRemoteJWKSet,
+  type CryptoKey,
   importSPKI,
   type JWTVerifyGetKey,
   jwtVerify,
-  type KeyLike,
 } from 'jose';
 import { DomainError } from '../common/domain-error';
 import { APP_CONFIG, type AppConfig, type ApiKey, type AuthConfig } from '../config/app-config';
@@ -66,7 +66,7 @@ function apiKeyVerifier(keys: readonly ApiKey[]): Verify {
  */
 function jwtVerifier(config: Extract<AuthConfig, { mode: 'jwt' }>): Verify {
   const challenge = `Bearer realm="${REALM}"`;
-  let key: Promise<KeyLike> | JWTVerifyGetKey;
+  let key: Promise<CryptoKey> | JWTVerifyGetKey;
   if (config.jwksUrl) key = createRemoteJWKSet(new URL(config.jwksUrl), { timeoutDuration: 3000 });
   else key = importSPKI(config.publicKey!, config.algorithms[0]);
   return async (headers) => {

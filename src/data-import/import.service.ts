@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager, In } from 'typeorm';
+import { DataSource, type EntityManager, type FindOptionsSelect, In } from 'typeorm';
 import { UnitOfWork } from '../database/unit-of-work';
 import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
 import { RequirementDto } from '../requirement/dto/requirement.dto';
@@ -153,6 +153,11 @@ class UniqueIds {
 
 /** Rows a catalogue statement carries: far below both databases' limits on bound parameters. */
 const CATALOGUE_CHUNK = 200;
+
+/** What an update of stored transactions reads of each: its id and its agent chain. */
+const STORED_CHAIN: FindOptionsSelect<TransactionEntity> = Object.fromEntries(
+  ['transaction_id', ...AGENT_CHAIN_FIELDS].map((field) => [field, true]),
+);
 
 /** `where` and `field` are written out only for a missing value: most records have it. */
 function required(
@@ -333,7 +338,7 @@ export class ImportService {
     const catalogued = new Set(
       (
         await manager.find(RequirementAcquisitionEntity, {
-          select: ['requirement_id'],
+          select: { requirement_id: true },
           ...(this.mysql && { lock: { mode: 'pessimistic_read' } }),
         })
       ).map((row) => row.requirement_id),
@@ -417,7 +422,7 @@ export class ImportService {
     const stored = new Map(
       (
         await manager.find(TransactionEntity, {
-          select: ['transaction_id', ...AGENT_CHAIN_FIELDS],
+          select: STORED_CHAIN,
           where: { transaction_id: In(batch.map(({ id }) => id)) },
         })
       ).map((row) => [row.transaction_id, row]),

@@ -1,11 +1,13 @@
 import { type INestApplication } from '@nestjs/common';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import {
+  DocumentBuilder,
+  type OpenAPIObject,
   type OperationObject,
   type ReferenceObject,
   type ResponseObject,
   type SchemaObject,
-} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+  SwaggerModule,
+} from '@nestjs/swagger';
 import { type AppConfig } from '../config/app-config';
 import { declaredWireModels, writeWireExamples, XmlCodec } from '../wire';
 

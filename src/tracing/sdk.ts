@@ -1,7 +1,6 @@
 import { diag, type DiagLogger, DiagLogLevel, type Span } from '@opentelemetry/api';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { MySQL2Instrumentation } from '@opentelemetry/instrumentation-mysql2';
-import { NestInstrumentation } from '@opentelemetry/instrumentation-nestjs-core';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { type ClientRequest, IncomingMessage } from 'node:http';
@@ -68,8 +67,9 @@ function diagnosticsLevel(): DiagLogLevel {
 
 /**
  * Starts the OpenTelemetry SDK, configured by the standard OTEL_* variables, with the instrumentations
- * of what the service does: the HTTP server span (continuing the caller's `traceparent`), the NestJS
- * handler, and every mysql2 query, those of the statement batches included. Traces only: metrics are
+ * of what the service does: the HTTP server span (continuing the caller's `traceparent`) and every
+ * mysql2 query, those of the statement batches included; the NestJS spans between them are
+ * HandlerSpans'. Traces only: metrics are
  * Prometheus's (/metrics) and logs are the JSON lines.
  *
  * Nothing of a request's data is recorded: no bodies, no headers (the instrumentations record none
@@ -87,7 +87,6 @@ export function startTracing(): Tracing {
         ignoreIncomingRequestHook: (request) => UNTRACED.test(request.url ?? ''),
         applyCustomAttributesOnSpan: nameByRoute,
       }),
-      new NestInstrumentation(),
       new MySQL2Instrumentation({ maskStatement: true, maskStatementHook: (sql) => sql }),
     ],
     metricReaders: [],

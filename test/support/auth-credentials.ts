@@ -1,4 +1,4 @@
-import { exportJWK, exportSPKI, generateKeyPair, type JWK, type KeyLike, SignJWT } from 'jose';
+import { type CryptoKey, exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
@@ -38,8 +38,8 @@ export interface Claims {
 export class TokenIssuer {
   private constructor(
     readonly kid: string,
-    readonly privateKey: KeyLike,
-    readonly publicKey: KeyLike,
+    readonly privateKey: CryptoKey,
+    readonly publicKey: CryptoKey,
   ) {}
 
   static async create(kid: string): Promise<TokenIssuer> {

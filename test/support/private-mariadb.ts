@@ -95,6 +95,7 @@ export class PrivateMariaDb {
         const { stdout, stderr } = error as { stdout?: string; stderr?: string };
         throw new Error(
           `mariadb-install-db failed in ${directory}: ${(error as Error).message}\n${stdout ?? ''}${stderr ?? ''}`,
+          { cause: error },
         );
       }
       const server = new PrivateMariaDb(directory, await freePort(), serverBinary);

@@ -32,8 +32,19 @@ function isNotModified(response: Response, statusCode: number): boolean {
  * and a Buffer a route answers with is sent as it is, in one write, with its length. (Nest would
  * serialize it as JSON, and a StreamableFile costs a stream and a pipe per response.) The wire layer
  * answers with the cached bytes of a versioned body this way.
+ *
+ * Its not-found handler is mounted at the root, as NestJS 11 mounted it: a path no route takes, inside
+ * the API prefix or outside it (`/swagger` when it is off, any other path), is answered 404 or 405 in
+ * the client's format by the exception filter. NestJS 12 mounts it under the global prefix alone, and
+ * leaves the rest to Express's HTML page.
  */
 export class WireExpressAdapter extends ExpressAdapter {
+  override setNotFoundHandler(
+    handler: Parameters<ExpressAdapter['setNotFoundHandler']>[0],
+  ): unknown {
+    return super.setNotFoundHandler(handler, '');
+  }
+
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
     if (isNotModified(response, statusCode ?? response.statusCode)) {
       response.removeHeader('Content-Type');

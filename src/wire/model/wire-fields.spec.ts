@@ -1,10 +1,6 @@
 import { Body, Controller, type INestApplication, Post } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import {
-  type OperationObject,
-  type ParameterObject,
-  type SchemaObject,
-} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { type OperationObject, type ParameterObject, type SchemaObject } from '@nestjs/swagger';
 import { createApp } from '../../app.factory';
 import { loadAppConfig } from '../../config/app-config';
 import { createOpenApiDocument } from '../../openapi/openapi-document';

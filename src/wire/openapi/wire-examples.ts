@@ -1,12 +1,12 @@
-import { type OpenAPIObject } from '@nestjs/swagger';
 import {
   type MediaTypeObject,
+  type OpenAPIObject,
   type OperationObject,
   type ReferenceObject,
   type RequestBodyObject,
   type ResponseObject,
   type SchemaObject,
-} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+} from '@nestjs/swagger';
 import { FORM_MEDIA_TYPE } from '../codecs/form.codec';
 import { JSON_MEDIA_TYPES, JsonCodec } from '../codecs/json.codec';
 import { XML_MEDIA_TYPES, type XmlCodec } from '../codecs/xml.codec';

@@ -7,15 +7,13 @@ import {
   ApiHeader,
   ApiProduces,
   ApiResponse,
-  getSchemaPath,
-} from '@nestjs/swagger';
-import {
   type ContentObject,
+  getSchemaPath,
   type HeaderObject,
   type MediaTypeObject,
   type ReferenceObject,
   type SchemaObject,
-} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+} from '@nestjs/swagger';
 import { type DocumentedErrorClass } from '../../common/domain-error';
 import { DEFAULT_XML_NAMESPACE } from '../../config/app-config';
 import { FORM_MEDIA_TYPE } from '../codecs/form.codec';
