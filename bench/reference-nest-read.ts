@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { APP_ENTITIES } from '../src/app.entities';
 import { loadAppConfig } from '../src/config/app-config';
 import { dataSourceOptions } from '../src/database/data-source-options';
+import { withServerDialect } from '../src/database/server-dialect';
 import { TransactionReadStatements } from '../src/transaction/transaction-read.statements';
 
 /**
@@ -32,7 +33,9 @@ interface Connections {
  */
 async function transactionQueries(): Promise<(id: number) => Promise<[Row[], Row[]]>> {
   const config = loadAppConfig({ DATABASE_URL: databaseUrl }, { serving: false });
-  const dataSource = new DataSource(dataSourceOptions(config.database, APP_ENTITIES));
+  const dataSource = new DataSource(
+    await withServerDialect(dataSourceOptions(config.database, APP_ENTITIES)),
+  );
   await dataSource.initialize();
   const { sql } = new TransactionReadStatements(dataSource);
   const { databaseConnection, pool } = dataSource.driver as unknown as Connections;

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { APP_ENTITIES } from '../src/app.entities';
 import { loadAppConfig } from '../src/config/app-config';
 import { dataSourceOptions } from '../src/database/data-source-options';
+import { withServerDialect } from '../src/database/server-dialect';
 import { LOCKED_COLUMNS, updateAgentsByHand } from './reference-mysql';
 
 /**
@@ -50,7 +51,9 @@ interface Connections {
  */
 async function updateAgentsQueries(): Promise<UpdateAgents> {
   const config = loadAppConfig({ DATABASE_URL: databaseUrl }, { serving: false });
-  const dataSource = new DataSource(dataSourceOptions(config.database, APP_ENTITIES));
+  const dataSource = new DataSource(
+    await withServerDialect(dataSourceOptions(config.database, APP_ENTITIES)),
+  );
   await dataSource.initialize();
   const { databaseConnection, pool } = dataSource.driver as unknown as Connections;
   if (databaseConnection) return sqliteUpdateAgents(databaseConnection);

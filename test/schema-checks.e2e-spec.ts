@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { APP_ENTITIES } from '../src/app.entities';
 import { loadAppConfig } from '../src/config/app-config';
 import { dataSourceOptions } from '../src/database/data-source-options';
+import { withServerDialect } from '../src/database/server-dialect';
 import { MYSQL_MIGRATIONS } from '../src/database/migrations/mysql';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { expectNoLeak, expectProblem } from './support/http-assertions';
@@ -26,11 +27,13 @@ async function databaseWith(count = MYSQL_MIGRATIONS.length): Promise<TestDataba
   const database = await createTestDatabase('mariadb');
   databases.push(database);
   const config = loadAppConfig({ DATABASE_URL: database.url }, { serving: false });
-  const dataSource = new DataSource({
-    ...dataSourceOptions(config.database, APP_ENTITIES),
-    migrations: MYSQL_MIGRATIONS.slice(0, count),
-    migrationsRun: false,
-  });
+  const dataSource = new DataSource(
+    await withServerDialect({
+      ...dataSourceOptions(config.database, APP_ENTITIES),
+      migrations: MYSQL_MIGRATIONS.slice(0, count),
+      migrationsRun: false,
+    }),
+  );
   await dataSource.initialize();
   try {
     await dataSource.runMigrations();
@@ -43,10 +46,9 @@ async function databaseWith(count = MYSQL_MIGRATIONS.length): Promise<TestDataba
 /** Runs a statement as an operator would by hand, on the side of the service. */
 async function alter(database: TestDatabase, sql: string): Promise<void> {
   const config = loadAppConfig({ DATABASE_URL: database.url }, { serving: false });
-  const dataSource = new DataSource({
-    ...dataSourceOptions(config.database),
-    migrationsRun: false,
-  });
+  const dataSource = new DataSource(
+    await withServerDialect({ ...dataSourceOptions(config.database), migrationsRun: false }),
+  );
   await dataSource.initialize();
   try {
     await dataSource.query(sql);

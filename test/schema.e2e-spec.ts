@@ -2,6 +2,7 @@ import { DataSource, type MigrationInterface } from 'typeorm';
 import { loadAppConfig } from '../src/config/app-config';
 import { APP_ENTITIES } from '../src/app.entities';
 import { dataSourceOptions } from '../src/database/data-source-options';
+import { withServerDialect } from '../src/database/server-dialect';
 import { WideTextColumns1795411875242 as MysqlWideTextColumns } from '../src/database/migrations/mysql/1795411875242-WideTextColumns';
 import { WideTextColumns1795411873512 as SqliteWideTextColumns } from '../src/database/migrations/sqlite/1795411873512-WideTextColumns';
 import { RequirementAcquisitionEntity } from '../src/requirement/entities/requirement-acquisition.entity';
@@ -27,10 +28,12 @@ describe.each(testDatabaseKinds())('schema on %s', (kind) => {
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     const config = loadAppConfig({ DATABASE_URL: database.url }, { serving: false });
-    dataSource = new DataSource({
-      ...dataSourceOptions(config.database, APP_ENTITIES),
-      migrationsRun: false,
-    });
+    dataSource = new DataSource(
+      await withServerDialect({
+        ...dataSourceOptions(config.database, APP_ENTITIES),
+        migrationsRun: false,
+      }),
+    );
     await dataSource.initialize();
   });
 
@@ -97,7 +100,7 @@ describe.each(testDatabaseKinds())('widening text columns on %s', (kind) => {
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     const config = loadAppConfig({ DATABASE_URL: database.url }, { serving: false });
-    const options = dataSourceOptions(config.database, APP_ENTITIES);
+    const options = await withServerDialect(dataSourceOptions(config.database, APP_ENTITIES));
     const migrations = options.migrations as Array<new () => MigrationInterface>;
     widenings = migrations.slice(migrations.indexOf(WIDENING[kind])).map(({ name }) => name);
     // The schema before the widening, holding data at the previous columns' full length.

@@ -109,11 +109,10 @@ describe('loadAppConfig', () => {
   });
 
   describe('DATABASE_URL', () => {
-    it('takes mysql:// as MySQL, keeping the URL, without migrating at start by default', () => {
+    it('takes mysql:// as a MySQL-family server, keeping the URL, without migrating at start by default', () => {
       const url = 'mysql://user:secret@db.example.com:3306/sales';
       expect(loadAppConfig({ DATABASE_URL: url }, { serving: false }).database).toEqual({
         kind: 'mysql',
-        flavour: 'mysql',
         url,
         readUrls: [],
         replicaRetryMs: 5000,
@@ -122,14 +121,13 @@ describe('loadAppConfig', () => {
       });
     });
 
-    it('takes mariadb:// as the MariaDB flavour, handing mysql2 a mysql:// URL', () => {
+    it('takes mariadb:// as the same family, handing mysql2 a mysql:// URL (the server says which it is)', () => {
       const database = loadAppConfig({
         DATABASE_URL: 'mariadb://user:secret@db.example.com:3306/sales',
         AUTH_MODE: 'none',
       }).database;
       expect(database).toEqual({
         kind: 'mysql',
-        flavour: 'mariadb',
         url: 'mysql://user:secret@db.example.com:3306/sales',
         readUrls: [],
         replicaRetryMs: 5000,

@@ -7,8 +7,6 @@ export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly path: string; readonly demoData: boolean }
   | {
       readonly kind: 'mysql';
-      /** TypeORM's driver flavour, from the URL scheme: MariaDB reports some schema details differently. */
-      readonly flavour: 'mysql' | 'mariadb';
       readonly url: string;
       /** Read replicas (mysql: URLs): plain reads outside a transaction go to them; empty for none. */
       readonly readUrls: readonly string[];
@@ -239,7 +237,7 @@ function readReadUrls(reader: EnvironmentReader, env: Environment, sqlite: boole
   reader.check(
     'DATABASE_READ_URLS',
     bad.length === 0,
-    `must list mysql://user:password@host:3306/database URLs (mariadb:// for MariaDB), comma-separated; ${which}`,
+    `must list mysql://user:password@host:3306/database URLs (or mariadb://), comma-separated; ${which}`,
     { secret: true },
   );
   return urls.map(asMysqlUrl);
@@ -260,12 +258,10 @@ function readDatabase(reader: EnvironmentReader, env: Environment): DatabaseConf
   reader.check(
     'DATABASE_URL',
     isMysqlUrl(url),
-    'must be mysql://user:password@host:3306/database (mariadb:// for MariaDB) or sqlite:<file>',
+    'must be mysql://user:password@host:3306/database (or mariadb://) or sqlite:<file>',
   );
-  const flavour = url.startsWith('mariadb:') ? 'mariadb' : 'mysql';
   return {
     kind: 'mysql',
-    flavour,
     url: asMysqlUrl(url),
     readUrls: readReadUrls(reader, env, false),
     replicaRetryMs,

@@ -1,5 +1,5 @@
 import { type DataSourceOptions, type EntitySchema } from 'typeorm';
-import { type MysqlConnectionOptions } from 'typeorm/driver/mysql/MysqlConnectionOptions';
+import { type MysqlDataSourceOptions } from 'typeorm/driver/mysql/MysqlDataSourceOptions';
 import { type DatabaseConfig } from '../config/app-config';
 import { MYSQL_MIGRATIONS } from './migrations/mysql';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
@@ -12,7 +12,8 @@ export type EntityList = readonly (Function | EntitySchema)[];
  * The one description of the database connection, used by the service, the import command and the
  * TypeORM CLI (through ormconfig.ts). The schema is only ever built by these migrations. Inside the
  * application each module registers its own entities (`TypeOrmModule.forFeature`); outside it, the
- * caller names them.
+ * caller names them. On MySQL the type is the family's: `withServerDialect` settles which dialect the
+ * server speaks before a data source is made of these options.
  */
 export function dataSourceOptions(
   database: DatabaseConfig,
@@ -31,7 +32,7 @@ export function dataSourceOptions(
     };
   }
   return {
-    type: database.flavour,
+    type: 'mysql',
     ...(database.readUrls.length === 0 ? { url: database.url } : replication(database)),
     entities: [...entities],
     migrations: MYSQL_MIGRATIONS,
@@ -72,7 +73,7 @@ const NODE_ERRORS_BEFORE_RETRY_PAUSE = 3;
  */
 function replication(
   database: Extract<DatabaseConfig, { kind: 'mysql' }>,
-): Pick<MysqlConnectionOptions, 'replication'> {
+): Pick<MysqlDataSourceOptions, 'replication'> {
   return {
     replication: {
       master: { url: database.url },

@@ -1,8 +1,10 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { type DatabaseConfig } from '../config/app-config';
 import { dataSourceOptions } from './data-source-options';
 import { SchemaCheck } from './schema-check';
+import { withServerDialect } from './server-dialect';
 import { UnitOfWork } from './unit-of-work';
 
 @Global()
@@ -12,12 +14,16 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       imports: [
-        TypeOrmModule.forRoot({
-          ...dataSourceOptions(database),
-          // Each module registers its own entities with TypeOrmModule.forFeature.
-          autoLoadEntities: true,
-          retryAttempts: 2,
-          retryDelay: 1000,
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({
+            ...dataSourceOptions(database),
+            // Each module registers its own entities with TypeOrmModule.forFeature.
+            autoLoadEntities: true,
+            retryAttempts: 2,
+            retryDelay: 1000,
+          }),
+          // Each attempt to connect asks the server which SQL dialect it speaks.
+          dataSourceFactory: async (options) => new DataSource(await withServerDialect(options!)),
         }),
       ],
       // SchemaCheck refuses to start on a schema this release was not built for.

@@ -1,14 +1,7 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationShutdown,
-  type OnModuleInit,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, MigrationExecutor } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { type MysqlConnectionOptions } from 'typeorm/driver/mysql/MysqlConnectionOptions';
 
 /** The database's schema is not the one this release was built for; the message says how. */
 export class SchemaMismatchError extends Error {}
@@ -31,10 +24,8 @@ interface RecentCheck {
  * embedded SQLite database is always migrated at start and needs no check.
  */
 @Injectable()
-export class SchemaCheck implements OnModuleInit, OnApplicationShutdown {
+export class SchemaCheck implements OnModuleInit {
   private readonly logger = new Logger(SchemaCheck.name);
-  /** The connection the entities are compared through, when the main one reads the schema wrongly. */
-  private reader?: Promise<DataSource>;
   private lastProblem?: string;
   private recent?: RecentCheck;
   private readonly intervalMs: number;
@@ -54,11 +45,6 @@ export class SchemaCheck implements OnModuleInit, OnApplicationShutdown {
     if (!this.applies) return;
     const problem = await this.problem();
     if (problem) throw new SchemaMismatchError(problem);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    const reader = await this.reader?.catch(() => undefined);
-    if (reader && reader !== this.dataSource) await reader.destroy();
   }
 
   /**
@@ -100,8 +86,7 @@ export class SchemaCheck implements OnModuleInit, OnApplicationShutdown {
         '(npm run migration:run), or set MIGRATIONS_RUN=true on one instance.'
       );
     }
-    const reader = await this.schemaReader();
-    const { upQueries } = await reader.driver.createSchemaBuilder().log();
+    const { upQueries } = await this.dataSource.driver.createSchemaBuilder().log();
     if (upQueries.length === 0) return undefined;
     const quoted = upQueries.slice(0, QUOTED_STATEMENTS).map((statement) => statement.query);
     return (
@@ -109,35 +94,5 @@ export class SchemaCheck implements OnModuleInit, OnApplicationShutdown {
       `applied (${upQueries.length} difference(s); to match, it would run: ${quoted.join('; ')}). ` +
       'Restore the schema the migrations built; MIGRATIONS_RUN does not change it.'
     );
-  }
-
-  /**
-   * TypeORM reads column defaults the MySQL way or the MariaDB way by the URL scheme; read the other
-   * way, every nullable column looks changed. A mysql:// URL on a MariaDB server gets a connection of
-   * its own, of the right flavour, to compare through.
-   */
-  private schemaReader(): Promise<DataSource> {
-    this.reader ??= this.readerOfServer().catch((error: unknown) => {
-      // Tried again at the next check.
-      this.reader = undefined;
-      throw error;
-    });
-    return this.reader;
-  }
-
-  private async readerOfServer(): Promise<DataSource> {
-    const options = this.dataSource.options as MysqlConnectionOptions;
-    if (options.type !== 'mysql') return this.dataSource;
-    // TypeORM keeps only the version number of the server, not its name.
-    const [{ version }] = await this.dataSource.query<[{ version: string }]>(
-      'SELECT VERSION() AS version',
-    );
-    if (!/mariadb/i.test(version)) return this.dataSource;
-    return new DataSource({
-      ...options,
-      type: 'mariadb',
-      poolSize: 1,
-      migrationsRun: false,
-    }).initialize();
   }
 }
