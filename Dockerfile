@@ -1,14 +1,10 @@
 # syntax=docker/dockerfile:1
 
-# Build stage: compiles TypeScript and the native SQLite binding, then drops the dev dependencies.
-# Node.js 24.18: from 24.19 on, Node.js aborts when it collects a better-sqlite3 12 statement outside
-# a context (nodejs/node#65446); CI runs the same release.
-FROM node:24.18-bookworm-slim AS build
+# Build stage: compiles TypeScript, then drops the dev dependencies. Node.js 24 LTS, its newest release
+# as CI runs it. No compiler: the SQLite binding (better-sqlite3 13, Node-API) ships its binaries for
+# linux-x64 and linux-arm64, glibc and musl, inside its package.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
-# better-sqlite3 compiles from source when no prebuilt binary fits.
-RUN apt-get update \
-  && apt-get install -y --no-install-recommends python3 make g++ \
-  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
@@ -16,7 +12,7 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: production dependencies and compiled code only, run as the unprivileged node user.
-FROM node:24.18-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=3000
 WORKDIR /app
