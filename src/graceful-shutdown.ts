@@ -3,6 +3,7 @@ import { type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Logger } from 'pino';
+import { DataSource } from 'typeorm';
 import { Readiness } from './health/readiness';
 import { type Tracing } from './tracing/sdk';
 
@@ -111,7 +112,10 @@ export function installGracefulShutdown(
       responses.forEach(closeAfter);
       connections.forEach((connection, socket) => endWhenQuiet(socket, connection));
     });
+    const dataSource = app.get(DataSource);
     await app.close();
+    // NestJS logs a shutdown hook's failure and goes on: a pool that did not close fails the stop.
+    if (dataSource.isInitialized) throw new Error('The database pool did not close.');
     // Then the health listener: its probes were answered (readiness 503) until the pool closed.
     health?.close();
     health?.closeAllConnections();

@@ -108,6 +108,9 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
         maxRetriesPerRequest: 0,
         commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
         connectTimeout: REDIS_CONNECT_WAIT_MS,
+        // Reconnect attempts 50 ms apart, growing to 2 s: counting is shared again within 2 s of
+        // Redis's return (ioredis 5's schedule; 6's default backs off to 5 s, with jitter).
+        retryStrategy: (attempt) => Math.min(attempt * 50, 2000),
       });
       // Reconnection is ioredis's own; without a listener its errors would be thrown.
       this.redis.on('error', (error: Error) => this.redisFailed(error));
