@@ -70,13 +70,34 @@ const UNREACHABLE_CODES = new Set([
   'ER_SERVER_SHUTDOWN',
   'ER_ACCESS_DENIED_ERROR',
   'ER_BAD_DB_ERROR',
+  // A Galera node outside the cluster's primary component, or not yet synced, answers every
+  // statement with it ("WSREP has not yet prepared node for application use"): it applied nothing.
+  'ER_UNKNOWN_COM_ERROR',
   'SQLITE_BUSY',
   // mysql2's PoolCluster (DATABASE_READ_URLS): every node the query may use is out of the rotation.
   'POOL_NONEONLINE',
 ]);
 
-/** MySQL's answers to lock contention, which a retry of the whole transaction can overcome. */
-const CONTENTION_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
+/**
+ * MySQL's answers to lock contention, which a retry of the whole transaction can overcome, and a
+ * transaction the server ended under its statements (TransactionEndedError), which is one.
+ */
+const CONTENTION_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'TRANSACTION_ENDED']);
+
+/**
+ * The server rolled a unit's transaction back under its statements and still answered them as run:
+ * a Galera node aborts a local transaction that a write committed through another node conflicts
+ * with, and the statement it interrupts can answer OK, the statements after it then running outside
+ * any transaction, COMMIT included. The unit's writes are written so that they change nothing outside
+ * their transaction, so nothing of it was applied: it is run again, as after a deadlock.
+ */
+export class TransactionEndedError extends Error {
+  readonly code = 'TRANSACTION_ENDED';
+
+  constructor() {
+    super('The database ended the transaction under its statements; nothing of it was applied.');
+  }
+}
 
 interface DriverError {
   code?: unknown;

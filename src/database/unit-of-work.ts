@@ -18,6 +18,7 @@ import {
   isConnectionLost,
   isContention,
   isUnreachable,
+  TransactionEndedError,
 } from './database-errors';
 
 /** Attempts of a write that meets a deadlock or lock-wait timeout, before giving up with 503. */
@@ -33,15 +34,57 @@ interface Deadline {
 }
 
 /**
+ * A write of a statement unit, and the rows it changes when it runs inside its transaction. On
+ * MariaDB it is written to change nothing outside one (`AND @@in_transaction = 1`): a Galera node may
+ * end the transaction under the batch and run the rest of it in autocommit.
+ */
+export interface Write extends Statement {
+  readonly rows: number;
+}
+
+/**
+ * A read sent after the COMMIT, in the same round trip and on the same connection, whose rows say
+ * whether the unit committed (say, its history entry by LAST_INSERT_ID()). On MySQL a COMMIT that
+ * answers OK may have had nothing to commit, its transaction ended by the server before it.
+ */
+export interface CommitProof extends Statement {
+  committed(rows: readonly Row[]): boolean;
+}
+
+/**
  * A write unit run as plain statements, in as few round trips as the database allows: on MySQL its
- * read travels with START TRANSACTION and its writes with COMMIT, two round trips in all; on SQLite
- * every statement runs at once on the one connection.
+ * read travels with START TRANSACTION and its writes with COMMIT and its proof, two round trips in
+ * all; on SQLite every statement runs at once on the one connection.
  */
 export interface StatementTransaction {
   /** Starts the transaction with `read` (on MySQL, a locking read: FOR UPDATE); its rows. */
   begin(read: Statement): Promise<Row[]>;
-  /** Runs `writes` and commits them. A unit that never calls it is rolled back: it wrote nothing. */
-  commit(writes: readonly Statement[]): Promise<void>;
+  /**
+   * Runs `writes` and commits them. On MySQL, unless every write changed its rows inside the
+   * transaction and `proof` finds the unit committed, it fails with TransactionEndedError and is run
+   * again. A unit that never calls it is rolled back: it wrote nothing.
+   */
+  commit(writes: readonly Write[], proof: CommitProof): Promise<void>;
+}
+
+/** SERVER_STATUS_IN_TRANS, in the status flags of a statement's OK packet. */
+const IN_TRANSACTION = 1;
+
+/** Whether each write changed its rows inside the transaction, and the proof found the commit. */
+function committedAsSent(
+  writes: readonly Write[],
+  results: readonly StatementResult[],
+  proof: CommitProof,
+): boolean {
+  const ranInside = writes.every((write, index) => {
+    const { affectedRows, serverStatus = 0 } = results[index] as {
+      affectedRows?: number;
+      serverStatus?: number;
+    };
+    return affectedRows === write.rows && (serverStatus & IN_TRANSACTION) !== 0;
+  });
+  // After the writes, COMMIT, then the proof's rows.
+  return ranInside && proof.committed(results[writes.length + 1] as Row[]);
 }
 
 /** Database connections by state, as the pool (or SQLite's one connection) stands now. */
@@ -123,11 +166,22 @@ export class UnitOfWork {
     return this.retried(this.managed(work), newDeadline({}));
   }
 
-  /** `work` in TypeORM's transaction, `guard` run once it is done, before the COMMIT. */
+  /**
+   * `work` in TypeORM's transaction, `guard` run once it is done, before the COMMIT. On MariaDB the
+   * transaction is first checked to be still open: a Galera node may have ended it under a statement
+   * that answered OK, the statements after it running in autocommit (an import's are upserts, so the
+   * unit run again still leaves each row as the files say).
+   */
   private managed<T>(work: (manager: EntityManager) => Promise<T>): Attempt<T> {
     return (guard) => {
       const guarded = async (manager: EntityManager) => {
         const result = await work(manager);
+        if (this.dataSource.options.type === 'mariadb') {
+          const [{ open }] = await manager.query<[{ open: number | string }]>(
+            'SELECT @@in_transaction AS open',
+          );
+          if (Number(open) !== 1) throw new TransactionEndedError();
+        }
         guard();
         return result;
       };
@@ -155,10 +209,11 @@ export class UnitOfWork {
           const [, rows] = await send([{ sql: 'START TRANSACTION', parameters: [] }, read]);
           return rows as Row[];
         },
-        commit: async (writes) => {
+        commit: async (writes, proof) => {
           guard();
-          await send([...writes, { sql: 'COMMIT', parameters: [] }]);
+          const results = await send([...writes, COMMIT, proof]);
           open = false;
+          if (!committedAsSent(writes, results, proof)) throw new TransactionEndedError();
         },
       });
       if (open) {
@@ -188,9 +243,10 @@ export class UnitOfWork {
         const result = await work({
           begin: (read) =>
             Promise.resolve(run([{ sql: 'BEGIN TRANSACTION', parameters: [] }, read])[1] as Row[]),
+          // One writer, one server: a transaction ends only as its unit ends it.
           commit: (writes) => {
             guard();
-            run([...writes, { sql: 'COMMIT', parameters: [] }]);
+            run([...writes, COMMIT]);
             return Promise.resolve();
           },
         });
@@ -224,7 +280,8 @@ export class UnitOfWork {
           throw new CommitOutcomeUnknownError(deadline.advice, error);
         if (!isContention(error) || attemptNumber === WRITE_ATTEMPTS || deadline.passed)
           throw error;
-        // A COMMIT refused for contention (a certification failure on a cluster) applied nothing.
+        // A COMMIT refused for contention (a certification failure on a cluster), or a transaction
+        // the server ended under the unit's statements, applied nothing.
         deadline.committing = false;
         await sleep(Math.random() * BACKOFF_BASE_MS * 2 ** attemptNumber);
       }
@@ -361,6 +418,7 @@ export class UnitOfWork {
 /** One try of a unit; it runs `guard` just before its COMMIT. */
 type Attempt<T> = (guard: () => void) => Promise<T>;
 
+const COMMIT: Statement = { sql: 'COMMIT', parameters: [] };
 const ROLLBACK: Statement = { sql: 'ROLLBACK', parameters: [] };
 
 function newDeadline({ idempotent = false }: WriteOptions): Deadline {

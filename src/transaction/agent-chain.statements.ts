@@ -1,6 +1,7 @@
 import { type DataSource } from 'typeorm';
 import { type ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { type Row, type Statement } from '../database/statement-batches';
+import { type CommitProof, type Write } from '../database/unit-of-work';
 import { AGENT_CHAIN_FIELDS, type AgentChainField, type AgentChange } from './agent-chain';
 import { AgentAssignmentEntity } from './entities/agent-assignment.entity';
 import { TransactionEntity } from './entities/transaction.entity';
@@ -23,7 +24,11 @@ const LOCKED_PROPERTIES = [
  * write, and TypeORM's query builders would rebuild them (and their parameter maps) each time. Values
  * still go through the driver's own conversions, so a stamp or the history's JSON is stored exactly as
  * an entity save would store it. The service sends them as a StatementTransaction: the locking read
- * with START TRANSACTION, the UPDATE and the INSERT with COMMIT.
+ * with START TRANSACTION, the UPDATE and the INSERT with COMMIT and the proof that it committed.
+ *
+ * On MariaDB the UPDATE and the INSERT change nothing outside a transaction (`@@in_transaction = 1`):
+ * a Galera node that ends the transaction under them (another node's write conflicted) runs what
+ * follows in autocommit, and a history entry must never commit on its own.
  */
 export class AgentChainStatements {
   private readonly lockSql: string;
@@ -38,6 +43,12 @@ export class AgentChainStatements {
   private readonly stampColumn: ColumnMetadata;
   private readonly insertSql: string;
   private readonly historyColumns: readonly ColumnMetadata[];
+  /**
+   * After the COMMIT, on its connection (MySQL): whether the history entry `append` inserted is
+   * stored, found by the id the connection last inserted. Trusted once the INSERT said it inserted a
+   * row inside the transaction, so that id is this unit's.
+   */
+  readonly committed: CommitProof;
 
   constructor(private readonly dataSource: DataSource) {
     const escape = (name: string) => dataSource.driver.escape(name);
@@ -61,15 +72,28 @@ export class AgentChainStatements {
       }),
     );
     this.stampColumn = column(transactions, 'stamp');
+    const insideTransaction = dataSource.options.type === 'mariadb';
     this.updatePrefix = `UPDATE ${table} SET `;
-    this.updateSuffix = `, ${escape(this.stampColumn.databaseName)} = ?, ${version} = ${version} + 1 WHERE ${key} = ?`;
+    this.updateSuffix = `, ${escape(this.stampColumn.databaseName)} = ?, ${version} = ${version} + 1 WHERE ${key} = ?${insideTransaction ? ' AND @@in_transaction = 1' : ''}`;
 
     this.historyColumns = ['transaction_id', 'stamp', 'changed_by', 'changes'].map((property) =>
       column(history, property),
     );
-    this.insertSql = `INSERT INTO ${escape(history.tableName)} (${this.historyColumns
+    const historyTable = escape(history.tableName);
+    const placeholders = this.historyColumns.map(() => '?').join(', ');
+    this.insertSql = `INSERT INTO ${historyTable} (${this.historyColumns
       .map((c) => escape(c.databaseName))
-      .join(', ')}) VALUES (${this.historyColumns.map(() => '?').join(', ')})`;
+      .join(', ')}) ${
+      insideTransaction
+        ? `SELECT ${placeholders} FROM DUAL WHERE @@in_transaction = 1`
+        : `VALUES (${placeholders})`
+    }`;
+    const historyKey = escape(column(history, 'assignment_id').databaseName);
+    this.committed = {
+      sql: `SELECT COUNT(*) AS ${escape('committed')} FROM ${historyTable} WHERE ${historyKey} = LAST_INSERT_ID()`,
+      parameters: [],
+      committed: ([row]) => Number(row?.committed) === 1,
+    };
   }
 
   /** Reads the transaction's agent chain, its lock flag and version, holding its row lock on MySQL. */
@@ -91,7 +115,7 @@ export class AgentChainStatements {
   }
 
   /** Writes the changed members and the stamp, and counts the change in the row's version. */
-  update(transactionId: number, changes: readonly AgentChange[], stamp: Date): Statement {
+  update(transactionId: number, changes: readonly AgentChange[], stamp: Date): Write {
     const columns = changes.map((change) => this.agentColumns.get(change.field)!);
     const assignments = columns.map(({ assignment }) => assignment).join(', ');
     return {
@@ -103,16 +127,18 @@ export class AgentChainStatements {
         this.dataSource.driver.preparePersistentValue(stamp, this.stampColumn),
         transactionId,
       ],
+      rows: 1,
     };
   }
 
   /** Appends one history entry. */
-  append(entry: Omit<AgentAssignmentEntity, 'assignment_id'>): Statement {
+  append(entry: Omit<AgentAssignmentEntity, 'assignment_id'>): Write {
     return {
       sql: this.insertSql,
       parameters: this.historyColumns.map((column): unknown =>
         this.dataSource.driver.preparePersistentValue(column.getEntityValue(entry), column),
       ),
+      rows: 1,
     };
   }
 }

@@ -130,15 +130,18 @@ export class TransactionService {
       }
       if (changes.length === 0) return;
       const stamp = new Date();
-      await transaction.commit([
-        this.statements.update(update.transactionId, changes, stamp),
-        this.statements.append({
-          transaction_id: update.transactionId,
-          stamp,
-          changed_by: update.changedBy ?? null,
-          changes,
-        }),
-      ]);
+      await transaction.commit(
+        [
+          this.statements.update(update.transactionId, changes, stamp),
+          this.statements.append({
+            transaction_id: update.transactionId,
+            stamp,
+            changed_by: update.changedBy ?? null,
+            changes,
+          }),
+        ],
+        this.statements.committed,
+      );
     }, IDEMPOTENT);
   }
 }

@@ -3,8 +3,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The MySQL protocol's command byte for a text statement. */
 const COM_QUERY = 0x03;
-/** A statement text that commits: COMMIT alone, or a batch of statements ending with it. */
-const COMMITS = /(^|;\s*)COMMIT$/;
+/**
+ * A statement text that commits: COMMIT alone, or a batch of statements holding it (a unit's writes
+ * and COMMIT, perhaps with the read after it that proves the commit).
+ */
+const COMMITS = /(^|;\s*)COMMIT(;|$)/;
 /** A packet's header: its payload length (3 bytes, little-endian) and sequence number. */
 const HEADER_BYTES = 4;
 

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,7 +18,7 @@ const INSTALL_DB = [
 const SERVER = ['mariadbd', '/usr/sbin/mariadbd', '/usr/sbin/mysqld'];
 
 /** Small InnoDB files and buffers: the server holds a few test rows, and starts in about a second. */
-const SERVER_OPTIONS = [
+export const SERVER_OPTIONS = [
   '--skip-name-resolve',
   '--innodb-log-file-size=8M',
   '--innodb-buffer-pool-size=32M',
@@ -66,41 +66,63 @@ export class PrivateMariaDb {
     readonly directory: string,
     readonly port: number,
     private readonly serverBinary: string,
+    private readonly options: readonly string[],
   ) {}
 
   /** Initialises a fresh data directory and starts the server on a free port. */
   static async create(options: { startTimeoutMs?: number } = {}): Promise<PrivateMariaDb> {
+    const server = await PrivateMariaDb.prepare();
+    try {
+      await server.start(options.startTimeoutMs);
+      return server;
+    } catch (error) {
+      await server.destroy();
+      throw error;
+    }
+  }
+
+  /**
+   * A server not started yet, on a free port, with `options` (SERVER_OPTIONS unless told): its data
+   * directory initialised, or with `install: false` left empty (a Galera node that receives its data
+   * from another node).
+   */
+  static async prepare(
+    setup: { options?: readonly string[]; install?: boolean } = {},
+  ): Promise<PrivateMariaDb> {
+    const { options = SERVER_OPTIONS, install = true } = setup;
     const directory = await mkdtemp(join(tmpdir(), 'ps-mariadb-'));
     try {
       const [installer, serverBinary] = await Promise.all([
         firstWorking(INSTALL_DB),
         firstWorking(SERVER),
       ]);
-      try {
-        await run(
-          installer,
-          [
-            // Must come first: no option file of the host changes this server.
-            '--no-defaults',
-            `--datadir=${join(directory, 'data')}`,
-            '--auth-root-authentication-method=normal',
-            '--skip-test-db',
-            // The tests run as root; mariadbd refuses root unless told so.
-            '--user=root',
-            ...SERVER_OPTIONS,
-          ],
-          { timeout: 60000, maxBuffer: 16 * 1024 * 1024 },
-        );
-      } catch (error) {
-        const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-        throw new Error(
-          `mariadb-install-db failed in ${directory}: ${(error as Error).message}\n${stdout ?? ''}${stderr ?? ''}`,
-          { cause: error },
-        );
+      if (install) {
+        try {
+          await run(
+            installer,
+            [
+              // Must come first: no option file of the host changes this server.
+              '--no-defaults',
+              `--datadir=${join(directory, 'data')}`,
+              '--auth-root-authentication-method=normal',
+              '--skip-test-db',
+              // The tests run as root; mariadbd refuses root unless told so.
+              '--user=root',
+              ...options,
+            ],
+            { timeout: 60000, maxBuffer: 16 * 1024 * 1024 },
+          );
+        } catch (error) {
+          const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+          throw new Error(
+            `mariadb-install-db failed in ${directory}: ${(error as Error).message}\n${stdout ?? ''}${stderr ?? ''}`,
+            { cause: error },
+          );
+        }
+      } else {
+        await mkdir(join(directory, 'data'));
       }
-      const server = new PrivateMariaDb(directory, await freePort(), serverBinary);
-      await server.start(options.startTimeoutMs);
-      return server;
+      return new PrivateMariaDb(directory, await freePort(), serverBinary, options);
     } catch (error) {
       await rm(directory, { recursive: true, force: true });
       throw error;
@@ -151,9 +173,10 @@ export class PrivateMariaDb {
 
   /**
    * Starts the server on the data directory and port it had (after a crash, InnoDB recovers first),
-   * and resolves once it accepts connections; rejects with its log when it exits or takes too long.
+   * with `once` among its options this time only, and resolves once it accepts connections; rejects
+   * with its log when it exits or takes too long.
    */
-  async start(timeoutMs = 30000): Promise<void> {
+  async start(timeoutMs = 30000, once: readonly string[] = []): Promise<void> {
     if (this.child) throw new Error('The private MariaDB is already running');
     const child = spawn(
       this.serverBinary,
@@ -166,7 +189,8 @@ export class PrivateMariaDb {
         `--pid-file=${join(this.directory, 'mysqld.pid')}`,
         `--log-error=${join(this.directory, 'error.log')}`,
         '--user=root',
-        ...SERVER_OPTIONS,
+        ...this.options,
+        ...once,
       ],
       { stdio: 'ignore' },
     );
