@@ -64,10 +64,10 @@ if (testDatabaseKinds().includes('mariadb')) {
       if (directory) await rm(directory, { recursive: true, force: true });
     });
 
-    /** The history through node 1, read once it has applied every write the cluster ordered. */
-    async function history(): Promise<{ transaction_id: number; changes: Change[] }[]> {
+    /** The history through a node, read once it has applied every write the cluster ordered. */
+    async function history(node = 0): Promise<{ transaction_id: number; changes: Change[] }[]> {
       const connection = await createConnection({
-        uri: `${cluster.nodes[0].adminUrl}${DATABASE}`,
+        uri: `${cluster.nodes[node].adminUrl}${DATABASE}`,
       });
       try {
         await connection.query('SET SESSION wsrep_sync_wait = 15');
@@ -142,5 +142,101 @@ if (testDatabaseKinds().includes('mariadb')) {
       },
       LOAD_MS + 60000,
     );
+
+    it('moves to the next node when the one in use is killed under load, and back once it rejoins', async () => {
+      const nodes = cluster.nodes.map((node) => `127.0.0.1:${node.port}`).join(',');
+      const service = await ServiceProcess.start({
+        cwd: directory,
+        env: {
+          DATABASE_URL: `mariadb://root@${nodes}/${DATABASE}`,
+          AUTH_MODE: 'none',
+          DATABASE_REPLICA_RETRY_MS: '3000',
+          DATABASE_NODE_CHECK_MS: '500',
+        },
+      });
+      services.push(service);
+      await service.ready();
+      const http = request(service.baseUrl);
+      const inUse = async () =>
+        (
+          (await http.get('/health/ready')).body as {
+            info?: { database?: { nodes?: { node: string; state: string }[] } };
+          }
+        ).info?.database?.nodes?.find((node) => node.state === 'in use')?.node;
+      expect(await inUse()).toBe(`127.0.0.1:${cluster.nodes[0].port}`);
+
+      const answers: { at: number; status: number; retryAfter?: string }[] = [];
+      const acknowledged = new Set<number>();
+      let next = 200000;
+      let killedAt = Number.POSITIVE_INFINITY;
+      const load = Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (Date.now() < killedAt + 15000) {
+            const brokerid = next++;
+            const response = await http
+              .post('/api/Transaction/UpdateAgents')
+              .set('Content-Type', 'application/json')
+              .send(
+                JSON.stringify({
+                  transaction_id: TRANSACTIONS[brokerid % TRANSACTIONS.length],
+                  financetype: 'Cash',
+                  brokerid,
+                }),
+              );
+            answers.push({
+              at: Date.now(),
+              status: response.status,
+              retryAfter: response.headers['retry-after'],
+            });
+            if (response.status === 204) acknowledged.add(brokerid);
+          }
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      killedAt = Date.now();
+      await cluster.nodes[0].kill();
+      await load;
+
+      const refused = answers.filter((answer) => answer.status !== 204);
+      const burst =
+        refused.length === 0 ? 0 : Math.max(...refused.map((answer) => answer.at)) - killedAt;
+      const recorded = new Set(
+        (await history(1)).map(
+          ({ changes }) => changes.find((change) => change.field === 'brokerid')?.after as number,
+        ),
+      );
+      process.stdout.write(
+        `Galera failover: ${acknowledged.size} acknowledged, ${refused.length} refused ` +
+          `(${JSON.stringify(refused.map(({ at, status }) => `${status}@${at - killedAt}ms`))})\n`,
+      );
+      // Only 503 (or 504 for a COMMIT the dying node never confirmed), each with Retry-After.
+      expect(refused.filter((answer) => answer.status !== 503 && answer.status !== 504)).toEqual(
+        [],
+      );
+      expect(refused.filter((answer) => !answer.retryAfter)).toEqual([]);
+      // A burst while the cluster evicts the dead node (Galera's evs.suspect_timeout, 5 s) and the
+      // requests it held reach DATABASE_TIMEOUT_MS (5 s); then the writes go on through node 2.
+      expect(burst).toBeLessThan(11000);
+      expect(
+        answers.filter((answer) => answer.at > killedAt + burst && answer.status === 204).length,
+      ).toBeGreaterThan(50);
+      expect(await inUse()).toBe(`127.0.0.1:${cluster.nodes[1].port}`);
+      const metrics = (await http.get('/metrics').expect(200)).text;
+      expect(metrics).toContain(
+        `database_node_in_use{node="127.0.0.1:${cluster.nodes[1].port}"} 1`,
+      );
+      expect(metrics).toContain(
+        `database_node_serving{node="127.0.0.1:${cluster.nodes[0].port}"} 0`,
+      );
+      expect([...acknowledged].filter((brokerid) => !recorded.has(brokerid))).toEqual([]);
+
+      // Node 1 rejoins (incremental state transfer) and is used again once its check finds it Synced.
+      await cluster.nodes[0].start(120000);
+      await cluster.synced(0);
+      const deadline = Date.now() + 10000;
+      while ((await inUse()) !== `127.0.0.1:${cluster.nodes[0].port}` && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await inUse()).toBe(`127.0.0.1:${cluster.nodes[0].port}`);
+    }, 240000);
   });
 }

@@ -192,18 +192,24 @@ describeOnEachDatabase('Query plans of the per-transaction routes', (context: Su
             }),
           )
           .expect(204),
-      2,
+      // Its locking read and its UPDATE, and on MariaDB the read after the COMMIT that proves it.
+      { sqlite: 2, mariadb: 3 },
     ],
-  ])('%s looks its rows up by index: no statement scans a table', async (_, send, count) => {
-    const statements = await statementsOf(send);
-    expect(statements).toHaveLength(count);
-    for (const statement of statements) {
-      expect({ sql: statement.sql, scans: await fullScans(dataSource, statement) }).toEqual({
-        sql: statement.sql,
-        scans: [],
-      });
-    }
-  });
+  ] as const)(
+    '%s looks its rows up by index: no statement scans a table',
+    async (_, send, count) => {
+      const statements = await statementsOf(send);
+      expect(statements).toHaveLength(
+        typeof count === 'number' ? count : count[context.database.kind],
+      );
+      for (const statement of statements) {
+        expect({ sql: statement.sql, scans: await fullScans(dataSource, statement) }).toEqual({
+          sql: statement.sql,
+          scans: [],
+        });
+      }
+    },
+  );
 
   /** A cursor of ListTransactions: the next_cursor of its first page with `query`. */
   async function cursorOf(query: string): Promise<string> {

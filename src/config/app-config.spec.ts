@@ -114,6 +114,8 @@ describe('loadAppConfig', () => {
       expect(loadAppConfig({ DATABASE_URL: url }, { serving: false }).database).toEqual({
         kind: 'mysql',
         url,
+        nodes: [url],
+        nodeCheckMs: 1000,
         readUrls: [],
         replicaRetryMs: 5000,
         migrationsRun: false,
@@ -129,11 +131,42 @@ describe('loadAppConfig', () => {
       expect(database).toEqual({
         kind: 'mysql',
         url: 'mysql://user:secret@db.example.com:3306/sales',
+        nodes: ['mysql://user:secret@db.example.com:3306/sales'],
+        nodeCheckMs: 1000,
         readUrls: [],
         replicaRetryMs: 5000,
         migrationsRun: false,
         schemaCheckIntervalMs: 30000,
       });
+    });
+
+    it('takes a cluster as several hosts, each a node URL of its own, in their order', () => {
+      const database = loadAppConfig({
+        DATABASE_URL: 'mariadb://user:p%40ss@db1:3306,db2:3307, db3/sales?ssl=true',
+        DATABASE_NODE_CHECK_MS: '500',
+        AUTH_MODE: 'none',
+      }).database;
+      expect(database).toMatchObject({
+        url: 'mysql://user:p%40ss@db1:3306/sales?ssl=true',
+        nodes: [
+          'mysql://user:p%40ss@db1:3306/sales?ssl=true',
+          'mysql://user:p%40ss@db2:3307/sales?ssl=true',
+          'mysql://user:p%40ss@db3/sales?ssl=true',
+        ],
+        nodeCheckMs: 500,
+      });
+    });
+
+    it('refuses read replicas beside several nodes, and a node that is no URL', () => {
+      const problems = (env: Record<string, string>) =>
+        configurationErrorOf({ AUTH_MODE: 'none', ...env }).variables;
+      expect(
+        problems({
+          DATABASE_URL: 'mysql://u@db1:3306,db2:3306/sales',
+          DATABASE_READ_URLS: 'mysql://u@replica:3306/sales',
+        }),
+      ).toEqual(['DATABASE_READ_URLS']);
+      expect(problems({ DATABASE_URL: 'mysql://u@db1:3306,:x/sales' })).toEqual(['DATABASE_URL']);
     });
 
     it('migrates MySQL at start only with MIGRATIONS_RUN=true', () => {

@@ -7,7 +7,15 @@ export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly path: string; readonly demoData: boolean }
   | {
       readonly kind: 'mysql';
+      /** The first node's URL; mysql2's scheme. */
       readonly url: string;
+      /**
+       * Every node DATABASE_URL names, in its order, each as a URL of its own: one, or the nodes of a
+       * Galera cluster (`mysql://user:pass@host1:3306,host2:3306/db`), used first to last as they serve.
+       */
+      readonly nodes: readonly string[];
+      /** How often each of several nodes is asked whether it serves (on Galera: Synced, Primary). */
+      readonly nodeCheckMs: number;
       /** Read replicas (mysql: URLs): plain reads outside a transaction go to them; empty for none. */
       readonly readUrls: readonly string[];
       /** How long a replica (or the primary) that failed is left out before it is tried again. */
@@ -211,6 +219,17 @@ function isMysqlUrl(url: string): boolean {
   }
 }
 
+/**
+ * The nodes a MySQL URL names, each as a URL of its own: `mysql://user:pass@host1:3306,host2:3306/db`
+ * names two, as a Galera cluster's clients write it (WHATWG URLs take one host).
+ */
+function nodeUrlsOf(url: string): string[] {
+  const parts = /^([a-z]+:\/\/(?:[^@/]*@)?)([^/?#]*)(.*)$/i.exec(url);
+  if (!parts) return [url];
+  const [, head, hosts, tail] = parts;
+  return hosts.split(',').map((host) => `${head}${host.trim()}${tail}`);
+}
+
 /** mysql2 reads a MariaDB URL under its own scheme. */
 const asMysqlUrl = (url: string) => url.replace(/^mariadb:/, 'mysql:');
 
@@ -255,15 +274,25 @@ function readDatabase(reader: EnvironmentReader, env: Environment): DatabaseConf
     const resolved = path === SQLITE_MEMORY || isAbsolute(path) ? path : resolve(path);
     return { kind: 'sqlite', path: resolved, demoData };
   }
+  const nodes = nodeUrlsOf(url);
   reader.check(
     'DATABASE_URL',
-    isMysqlUrl(url),
-    'must be mysql://user:password@host:3306/database (or mariadb://) or sqlite:<file>',
+    nodes.every(isMysqlUrl),
+    'must be mysql://user:password@host:3306/database (or mariadb://; a cluster as host1:3306,host2:3306) or sqlite:<file>',
+  );
+  const readUrls = readReadUrls(reader, env, false);
+  reader.check(
+    'DATABASE_READ_URLS',
+    nodes.length === 1 || readUrls.length === 0,
+    'must be empty when DATABASE_URL names several nodes: each of them serves reads too',
+    { secret: true },
   );
   return {
     kind: 'mysql',
-    url: asMysqlUrl(url),
-    readUrls: readReadUrls(reader, env, false),
+    url: asMysqlUrl(nodes[0]),
+    nodes: nodes.map(asMysqlUrl),
+    nodeCheckMs: reader.integer('DATABASE_NODE_CHECK_MS', 1000, 100, 600000),
+    readUrls,
     replicaRetryMs,
     migrationsRun,
     schemaCheckIntervalMs: reader.integer('SCHEMA_CHECK_INTERVAL_MS', 30000, 0, 3600000),

@@ -3,6 +3,7 @@ import { type MysqlDataSourceOptions } from 'typeorm/driver/mysql/MysqlDataSourc
 import { type DatabaseConfig } from '../config/app-config';
 import { MYSQL_MIGRATIONS } from './migrations/mysql';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
+import { NodePools } from './node-pools';
 
 /** Entity classes, as TypeORM takes them. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -34,6 +35,7 @@ export function dataSourceOptions(
   return {
     type: 'mysql',
     ...(database.readUrls.length === 0 ? { url: database.url } : replication(database)),
+    ...(database.nodes.length > 1 && { driver: nodePools(database).driver() }),
     entities: [...entities],
     migrations: MYSQL_MIGRATIONS,
     migrationsRun: database.migrationsRun,
@@ -55,6 +57,15 @@ export function dataSourceOptions(
       enableKeepAlive: true,
     },
   };
+}
+
+/** The nodes of DATABASE_URL as one pool, the first that serves first (NodePools). */
+function nodePools(database: Extract<DatabaseConfig, { kind: 'mysql' }>): NodePools {
+  const addresses = database.nodes.map((url) => {
+    const { hostname, port } = new URL(url);
+    return { host: hostname, port: Number(port || 3306) };
+  });
+  return new NodePools(addresses, database.replicaRetryMs, database.nodeCheckMs);
 }
 
 /** How many failed connection attempts, net of successful ones, take a node out of the rotation. */

@@ -50,12 +50,8 @@ export class CommitOutcomeUnknownError extends DomainError {
   }
 }
 
-/**
- * Driver codes and MySQL errors that mean the database cannot be reached or used right now. A missing
- * table or column (ER_NO_SUCH_TABLE, ER_BAD_FIELD_ERROR) is not among them: the server answered, and
- * the schema is wrong; that is a 500, logged with the server's message, and readiness fails.
- */
-const UNREACHABLE_CODES = new Set([
+/** Driver codes and MySQL errors that say a server is away: refused, reset, silent, not serving. */
+const SERVER_AWAY_CODES = [
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
@@ -68,11 +64,20 @@ const UNREACHABLE_CODES = new Set([
   'PROTOCOL_SEQUENCE_TIMEOUT',
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
-  'ER_ACCESS_DENIED_ERROR',
-  'ER_BAD_DB_ERROR',
   // A Galera node outside the cluster's primary component, or not yet synced, answers every
   // statement with it ("WSREP has not yet prepared node for application use"): it applied nothing.
   'ER_UNKNOWN_COM_ERROR',
+];
+
+/**
+ * Driver codes and MySQL errors that mean the database cannot be reached or used right now. A missing
+ * table or column (ER_NO_SUCH_TABLE, ER_BAD_FIELD_ERROR) is not among them: the server answered, and
+ * the schema is wrong; that is a 500, logged with the server's message, and readiness fails.
+ */
+const UNREACHABLE_CODES = new Set([
+  ...SERVER_AWAY_CODES,
+  'ER_ACCESS_DENIED_ERROR',
+  'ER_BAD_DB_ERROR',
   'SQLITE_BUSY',
   // mysql2's PoolCluster (DATABASE_READ_URLS): every node the query may use is out of the rotation.
   'POOL_NONEONLINE',
@@ -109,6 +114,18 @@ interface DriverError {
 function driverErrorOf(error: unknown): DriverError {
   const candidate = (error as { driverError?: unknown })?.driverError ?? error;
   return typeof candidate === 'object' && candidate !== null ? candidate : {};
+}
+
+/**
+ * Whether a failure says the server itself is away (as a node of several is left out for), rather
+ * than refusing this one request (a full pool's queue) or this one query.
+ */
+export function isServerAway(error: unknown): boolean {
+  const driver = driverErrorOf(error);
+  return (
+    driver.fatal === true ||
+    (typeof driver.code === 'string' && SERVER_AWAY_CODES.includes(driver.code))
+  );
 }
 
 export function isUnreachable(error: unknown): boolean {

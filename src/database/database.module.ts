@@ -23,7 +23,10 @@ export class DatabaseModule {
             retryDelay: 1000,
           }),
           // Each attempt to connect asks the server which SQL dialect it speaks.
-          dataSourceFactory: async (options) => new DataSource(await withServerDialect(options!)),
+          dataSourceFactory: async (options) =>
+            new DataSource(
+              await withServerDialect(options!, database.kind === 'mysql' ? database.nodes : []),
+            ),
         }),
       ],
       // SchemaCheck refuses to start on a schema this release was not built for.

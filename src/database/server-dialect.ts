@@ -11,14 +11,30 @@ const CONNECT_TIMEOUT_MS = 2000;
  * Options whose SQL dialect is the one the server reports (`SELECT VERSION()`), never the one the
  * URL's scheme suggests: operators write mysql:// for MariaDB all the time, and TypeORM picks its
  * SQL by the driver type it is given (MySQL 8's `FOR SHARE` is a syntax error on MariaDB, and the
- * two read column defaults differently). Asked once per connection attempt, on the primary; options
- * of another database come back as they are.
+ * two read column defaults differently). Asked once per connection attempt, of the primary or of
+ * the first of `nodes` that answers; options of another database come back as they are.
  */
-export async function withServerDialect(options: DataSourceOptions): Promise<DataSourceOptions> {
+export async function withServerDialect(
+  options: DataSourceOptions,
+  nodes: readonly string[] = [],
+): Promise<DataSourceOptions> {
   if (options.type !== 'mysql' && options.type !== 'mariadb') return options;
   const url = options.replication?.master.url ?? options.url;
   if (url === undefined) throw new Error('A MySQL data source names its server by URL.');
-  return { ...options, type: await serverDialect(url) };
+  return { ...options, type: await firstAnswer(nodes.length > 0 ? nodes : [url]) };
+}
+
+/** The dialect of the first of the nodes that answers; the last failure when none does. */
+async function firstAnswer(urls: readonly string[]): Promise<MysqlDialect> {
+  let failure: unknown;
+  for (const url of urls) {
+    try {
+      return await serverDialect(url);
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
 }
 
 async function serverDialect(url: string): Promise<MysqlDialect> {

@@ -4,6 +4,7 @@ import { Mutex } from 'async-mutex';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { type NodeStatus, NodePools } from './node-pools';
 import {
   type MysqlConnection,
   type Row,
@@ -345,12 +346,15 @@ export class UnitOfWork {
       return { inUse, idle: 1 - inUse, waiting: this.queued };
     }
     const driver = this.dataSource.driver as unknown as {
-      pool?: MysqlPoolState;
+      pool?: MysqlPoolState | NodePools;
       poolCluster?: { _nodes?: Record<string, { pool: MysqlPoolState }> };
     };
-    const pools = driver.pool
-      ? [driver.pool]
-      : Object.values(driver.poolCluster?._nodes ?? {}).map((node) => node.pool);
+    const pools: MysqlPoolState[] =
+      driver.pool instanceof NodePools
+        ? (driver.pool.pools() as unknown as MysqlPoolState[])
+        : driver.pool
+          ? [driver.pool]
+          : Object.values(driver.poolCluster?._nodes ?? {}).map((node) => node.pool);
     let all = 0;
     let idle = 0;
     let waiting = 0;
@@ -360,6 +364,12 @@ export class UnitOfWork {
       waiting += pool._connectionQueue?.length ?? 0;
     }
     return { inUse: all - idle, idle, waiting };
+  }
+
+  /** The nodes DATABASE_URL names and which one is in use, when it names several; else undefined. */
+  nodes(): NodeStatus[] | undefined {
+    const { pool } = this.dataSource.driver as unknown as { pool?: unknown };
+    return pool instanceof NodePools ? pool.status() : undefined;
   }
 
   /** Runs `work` holding the SQLite connection; counts the units waiting for it meanwhile. */

@@ -13,6 +13,7 @@ import { DataSource } from 'typeorm';
 import { DomainError } from '../common/domain-error';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../database/database-errors';
 import { SchemaCheck } from '../database/schema-check';
+import { UnitOfWork } from '../database/unit-of-work';
 import { Readiness } from './readiness';
 
 /** How long the readiness probe waits for the database before calling it unreachable. */
@@ -68,6 +69,7 @@ export class HealthController {
     private readonly readiness: Readiness,
     private readonly indicators: HealthIndicatorService,
     private readonly schema: SchemaCheck,
+    private readonly unitOfWork: UnitOfWork,
     @Optional() private readonly rateLimits?: RateLimitStore,
   ) {}
 
@@ -112,17 +114,24 @@ export class HealthController {
     }
   }
 
-  /** A failed ping keeps the driver's code and message, for the probe's log line (never its body). */
+  /**
+   * A failed ping keeps the driver's code and message, for the probe's log line (never its body).
+   * With several nodes in DATABASE_URL, the details say which one is in use and which are out.
+   */
   private async databasePing() {
     const indicator = this.indicators.check('database');
+    const nodes = () => {
+      const status = this.unitOfWork.nodes();
+      return status && { nodes: status };
+    };
     try {
       const answered = await within(this.dataSource.query<unknown[]>('SELECT 1'), PING_TIMEOUT_MS);
       return answered
-        ? indicator.up()
-        : indicator.down({ message: `No answer within ${PING_TIMEOUT_MS} ms` });
+        ? indicator.up(nodes())
+        : indicator.down({ message: `No answer within ${PING_TIMEOUT_MS} ms`, ...nodes() });
     } catch (error) {
       const { code, message } = error as { code?: unknown; message?: unknown };
-      return indicator.down({ code, message });
+      return indicator.down({ code, message, ...nodes() });
     }
   }
 

@@ -66,6 +66,28 @@ export class ServiceMetrics {
         this.set({ state: 'waiting' }, usage.waiting);
       },
     });
+    new Gauge({
+      name: 'database_node_in_use',
+      help: 'With several nodes in DATABASE_URL: 1 for the node connections are taken from, else 0.',
+      labelNames: ['node'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { node, state } of unitOfWork.nodes() ?? [])
+          this.set({ node }, Number(state === 'in use'));
+      },
+    });
+    new Gauge({
+      name: 'database_node_serving',
+      help: 'With several nodes in DATABASE_URL: 1 for a node that serves (reachable; on Galera Synced in the primary component), 0 for one left out.',
+      labelNames: ['node'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { node, state } of unitOfWork.nodes() ?? [])
+          this.set({ node }, Number(state !== 'out'));
+      },
+    });
     new Counter({
       name: 'representation_cache_lookups_total',
       help: 'Responses of a cached body (requirements: GetRequirements), served from the cache (hit) or encoded again (miss).',

@@ -1,0 +1,168 @@
+import * as mysql2 from 'mysql2';
+import { type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
+import { isServerAway } from './database-errors';
+
+/** A node as readiness and the metrics tell it: its address, and whether it serves. */
+export interface NodeStatus {
+  /** `host:port`, never the credentials. */
+  readonly node: string;
+  /** `in use`: connections are taken from it; `standby`: it serves, after a node in use; `out`. */
+  readonly state: 'in use' | 'standby' | 'out';
+  /** Why it is out: the last failure, or its wsrep state. */
+  readonly reason?: string;
+}
+
+interface Node {
+  readonly address: string;
+  pool?: Pool;
+  /** Left out until then (ms since the epoch); 0 while it serves. */
+  outUntil: number;
+  reason?: string;
+}
+
+/** What a Galera node reports of itself: its state, and whether it may serve. */
+type WsrepStatus = Record<string, string>;
+
+/**
+ * The nodes DATABASE_URL names (`mysql://user:pass@host1:3306,host2:3306/db`, a Galera cluster), as the
+ * one pool TypeORM's MySQL driver takes (its `driver` option: mysql2, with `createPool` replaced).
+ * Every connection comes from the first node, in the URL's order, that is not left out, so that every
+ * instance of the service writes through the same node while it is up and Galera has no conflicting
+ * writes to settle between nodes. A node is left out for `retryMs` when a connection to it fails, or
+ * when its check (every `checkMs`) finds it away or, on Galera, not Synced in the primary component;
+ * its idle connections are closed then, and it is tried again once the time has passed. While every
+ * node is left out, each is tried in turn: a node back early serves at once.
+ */
+export class NodePools {
+  private readonly nodes: Node[];
+  private options?: PoolOptions;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    addresses: readonly { host: string; port: number }[],
+    private readonly retryMs: number,
+    private readonly checkMs: number,
+  ) {
+    this.nodes = addresses.map(({ host, port }) => ({ address: `${host}:${port}`, outUntil: 0 }));
+  }
+
+  /** mysql2 as TypeORM loads it, whose pools are these nodes'. */
+  driver(): object {
+    return { ...mysql2, createPool: (options: PoolOptions) => this.open(options) };
+  }
+
+  /** Each node, in the URL's order. */
+  status(): NodeStatus[] {
+    const now = Date.now();
+    let inUse = false;
+    return this.nodes.map((node) => {
+      if (node.outUntil > now) return { node: node.address, state: 'out', reason: node.reason };
+      const state = inUse ? 'standby' : 'in use';
+      inUse = true;
+      return { node: node.address, state };
+    });
+  }
+
+  /** Every pool, for the connection counts. */
+  pools(): Pool[] {
+    return this.nodes.flatMap((node) => (node.pool ? [node.pool] : []));
+  }
+
+  private open(options: PoolOptions): this {
+    this.options = options;
+    this.timer = setInterval(() => this.checkAll(), this.checkMs).unref();
+    return this;
+  }
+
+  /** A connection of the first node that serves, as mysql2's `Pool.getConnection` hands one out. */
+  getConnection(callback: (error: Error | null, connection?: PoolConnection) => void): void {
+    const now = Date.now();
+    const serving = this.nodes.filter((node) => node.outUntil <= now);
+    const candidates = serving.length > 0 ? serving : this.nodes;
+    const attempt = (index: number, lastError?: Error) => {
+      if (index === candidates.length) return callback(lastError ?? new Error('No node serves'));
+      const node = candidates[index];
+      const pool = this.poolOf(node);
+      pool.getConnection((error, connection) => {
+        if (!error) {
+          node.outUntil = 0;
+          return callback(null, connection);
+        }
+        // A pool closed meanwhile was left out by a request that met the same failure first.
+        const replaced = node.pool !== pool;
+        if (!replaced && !isServerAway(error)) return callback(error);
+        if (!replaced) this.leaveOut(node, error.message);
+        attempt(index + 1, error);
+      });
+    };
+    attempt(0);
+  }
+
+  /** Closes every node's pool, as mysql2's `Pool.end`. */
+  end(callback: (error?: Error | null) => void): void {
+    clearInterval(this.timer);
+    const pools = this.pools();
+    for (const node of this.nodes) node.pool = undefined;
+    Promise.all(pools.map((pool) => pool.promise().end())).then(
+      () => callback(null),
+      (error: Error) => callback(error),
+    );
+  }
+
+  private poolOf(node: Node): Pool {
+    if (!node.pool) {
+      const [host, port] = node.address.split(/:(?=\d+$)/);
+      node.pool = mysql2.createPool({ ...this.options, host, port: Number(port) });
+    }
+    return node.pool;
+  }
+
+  /** Leaves a node out for the retry time, closing its pool: its idle connections may be dead. */
+  private leaveOut(node: Node, reason: string): void {
+    node.outUntil = Date.now() + this.retryMs;
+    node.reason = reason;
+    const pool = node.pool;
+    node.pool = undefined;
+    // Connections in use end with their requests; nothing waits for this.
+    pool?.end(() => undefined);
+  }
+
+  /** Asks each node whether it serves: reachable and, on Galera, Synced in the primary component. */
+  private checkAll(): void {
+    for (const node of this.nodes) {
+      if (node.outUntil > Date.now()) continue;
+      this.check(node).then(
+        (problem) => {
+          if (problem) this.leaveOut(node, problem);
+        },
+        (error: Error) => {
+          if (isServerAway(error)) this.leaveOut(node, error.message);
+        },
+      );
+    }
+  }
+
+  private async check(node: Node): Promise<string | undefined> {
+    const pool = this.poolOf(node).promise();
+    const values = async (sql: string): Promise<WsrepStatus> =>
+      Object.fromEntries(
+        ((await pool.query(sql))[0] as { Variable_name: string; Value: string }[]).map((row) => [
+          row.Variable_name.toLowerCase(),
+          row.Value,
+        ]),
+      );
+    // A server without Galera (MySQL, or MariaDB with wsrep off) serves once it answers.
+    if ((await values("SHOW VARIABLES WHERE Variable_name = 'wsrep_on'")).wsrep_on !== 'ON')
+      return undefined;
+    const status = await values(
+      "SHOW STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state_comment', 'wsrep_cluster_status')",
+    );
+    const synced =
+      status.wsrep_ready === 'ON' &&
+      status.wsrep_local_state_comment === 'Synced' &&
+      status.wsrep_cluster_status === 'Primary';
+    return synced
+      ? undefined
+      : `wsrep: ${status.wsrep_local_state_comment ?? '?'}, ${status.wsrep_cluster_status ?? '?'}, ready ${status.wsrep_ready ?? '?'}`;
+  }
+}
