@@ -206,7 +206,8 @@ if (testDatabaseKinds().includes('mariadb')) {
         ),
       );
       process.stdout.write(
-        `Galera failover: ${acknowledged.size} acknowledged, ${refused.length} refused ` +
+        `Galera failover: ${acknowledged.size} acknowledged ` +
+          `(${answers.filter((answer) => answer.at < killedAt && answer.status === 204).length} in the 3 s before the kill), ${refused.length} refused ` +
           `(${JSON.stringify(refused.map(({ at, status }) => `${status}@${at - killedAt}ms`))})\n`,
       );
       // Only 503 (or 504 for a COMMIT the dying node never confirmed), each with Retry-After.

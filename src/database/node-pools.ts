@@ -12,11 +12,18 @@ export interface NodeStatus {
   readonly reason?: string;
 }
 
+/** How long a node's check may take before the node counts as away (a connection attempt's bound). */
+const CHECK_TIMEOUT_MS = 2000;
+
 interface Node {
   readonly address: string;
   pool?: Pool;
-  /** Left out until then (ms since the epoch); 0 while it serves. */
+  /** A check is in flight: the next one waits for it. */
+  checking?: boolean;
+  /** Once left out, not asked again before then (ms since the epoch). */
   outUntil: number;
+  /** Left out, and back only once a check finds it serving (a rejoining node answers before). */
+  out: boolean;
   reason?: string;
 }
 
@@ -30,20 +37,27 @@ type WsrepStatus = Record<string, string>;
  * instance of the service writes through the same node while it is up and Galera has no conflicting
  * writes to settle between nodes. A node is left out for `retryMs` when a connection to it fails, or
  * when its check (every `checkMs`) finds it away or, on Galera, not Synced in the primary component;
- * its idle connections are closed then, and it is tried again once the time has passed. While every
- * node is left out, each is tried in turn: a node back early serves at once.
+ * its idle connections are closed then. Once the time has passed it is checked again, and serves
+ * again when the check finds it serving (a rejoining Galera node takes connections before it is
+ * Synced). While every node is left out, each is tried in turn: a node back early serves at once.
  */
 export class NodePools {
   private readonly nodes: Node[];
   private options?: PoolOptions;
   private timer?: NodeJS.Timeout;
+  /** The nodes' first check, which the first connections wait for: a start uses no node out of sync. */
+  private firstCheck: Promise<void> = Promise.resolve();
 
   constructor(
     addresses: readonly { host: string; port: number }[],
     private readonly retryMs: number,
     private readonly checkMs: number,
   ) {
-    this.nodes = addresses.map(({ host, port }) => ({ address: `${host}:${port}`, outUntil: 0 }));
+    this.nodes = addresses.map(({ host, port }) => ({
+      address: `${host}:${port}`,
+      outUntil: 0,
+      out: false,
+    }));
   }
 
   /** mysql2 as TypeORM loads it, whose pools are these nodes'. */
@@ -53,10 +67,9 @@ export class NodePools {
 
   /** Each node, in the URL's order. */
   status(): NodeStatus[] {
-    const now = Date.now();
     let inUse = false;
     return this.nodes.map((node) => {
-      if (node.outUntil > now) return { node: node.address, state: 'out', reason: node.reason };
+      if (node.out) return { node: node.address, state: 'out', reason: node.reason };
       const state = inUse ? 'standby' : 'in use';
       inUse = true;
       return { node: node.address, state };
@@ -70,14 +83,18 @@ export class NodePools {
 
   private open(options: PoolOptions): this {
     this.options = options;
-    this.timer = setInterval(() => this.checkAll(), this.checkMs).unref();
+    this.firstCheck = this.checkAll();
+    this.timer = setInterval(() => void this.checkAll(), this.checkMs).unref();
     return this;
   }
 
   /** A connection of the first node that serves, as mysql2's `Pool.getConnection` hands one out. */
   getConnection(callback: (error: Error | null, connection?: PoolConnection) => void): void {
-    const now = Date.now();
-    const serving = this.nodes.filter((node) => node.outUntil <= now);
+    void this.firstCheck.then(() => this.connect(callback));
+  }
+
+  private connect(callback: (error: Error | null, connection?: PoolConnection) => void): void {
+    const serving = this.nodes.filter((node) => !node.out);
     const candidates = serving.length > 0 ? serving : this.nodes;
     const attempt = (index: number, lastError?: Error) => {
       if (index === candidates.length) return callback(lastError ?? new Error('No node serves'));
@@ -85,7 +102,7 @@ export class NodePools {
       const pool = this.poolOf(node);
       pool.getConnection((error, connection) => {
         if (!error) {
-          node.outUntil = 0;
+          node.out = false;
           return callback(null, connection);
         }
         // A pool closed meanwhile was left out by a request that met the same failure first.
@@ -109,16 +126,26 @@ export class NodePools {
     );
   }
 
+  /**
+   * The node's pool. Each of its connections reads causally (`wsrep_sync_wait = 1`): a read waits
+   * until the node has applied every write the cluster committed before it, so a caller reads its
+   * own write even when it went through another node (before a failover, or from an instance whose
+   * list differs). A server without Galera refuses the setting, and reads as it always does.
+   */
   private poolOf(node: Node): Pool {
     if (!node.pool) {
       const [host, port] = node.address.split(/:(?=\d+$)/);
       node.pool = mysql2.createPool({ ...this.options, host, port: Number(port) });
+      node.pool.on('connection', (connection) =>
+        connection.query('SET SESSION wsrep_sync_wait = 1', () => undefined),
+      );
     }
     return node.pool;
   }
 
   /** Leaves a node out for the retry time, closing its pool: its idle connections may be dead. */
   private leaveOut(node: Node, reason: string): void {
+    node.out = true;
     node.outUntil = Date.now() + this.retryMs;
     node.reason = reason;
     const pool = node.pool;
@@ -127,19 +154,31 @@ export class NodePools {
     pool?.end(() => undefined);
   }
 
-  /** Asks each node whether it serves: reachable and, on Galera, Synced in the primary component. */
-  private checkAll(): void {
-    for (const node of this.nodes) {
-      if (node.outUntil > Date.now()) continue;
-      this.check(node).then(
-        (problem) => {
+  /**
+   * Asks each node whether it serves: it answers within CHECK_TIMEOUT_MS and, on Galera, is Synced
+   * in the primary component. A node left out is not asked until its time out has passed.
+   */
+  private async checkAll(): Promise<void> {
+    await Promise.all(
+      this.nodes.map(async (node) => {
+        if (node.outUntil > Date.now() || node.checking) return;
+        node.checking = true;
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<string>((resolve) => {
+          timer = setTimeout(resolve, CHECK_TIMEOUT_MS, `No answer within ${CHECK_TIMEOUT_MS} ms`);
+        });
+        try {
+          const problem = await Promise.race([this.check(node), timeout]);
           if (problem) this.leaveOut(node, problem);
-        },
-        (error: Error) => {
-          if (isServerAway(error)) this.leaveOut(node, error.message);
-        },
-      );
-    }
+          else node.out = false;
+        } catch (error) {
+          if (isServerAway(error)) this.leaveOut(node, (error as Error).message);
+        } finally {
+          clearTimeout(timer);
+          node.checking = false;
+        }
+      }),
+    );
   }
 
   private async check(node: Node): Promise<string | undefined> {
