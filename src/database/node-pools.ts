@@ -16,6 +16,9 @@ export interface NodeStatus {
 const CHECK_TIMEOUT_MS = 2000;
 
 interface Node {
+  readonly host: string;
+  readonly port: number;
+  /** `host:port`, as readiness and the metrics name it. */
   readonly address: string;
   pool?: Pool;
   /** A check is in flight: the next one waits for it. */
@@ -54,6 +57,8 @@ export class NodePools {
     private readonly checkMs: number,
   ) {
     this.nodes = addresses.map(({ host, port }) => ({
+      host,
+      port,
       address: `${host}:${port}`,
       outUntil: 0,
       out: false,
@@ -134,8 +139,7 @@ export class NodePools {
    */
   private poolOf(node: Node): Pool {
     if (!node.pool) {
-      const [host, port] = node.address.split(/:(?=\d+$)/);
-      node.pool = mysql2.createPool({ ...this.options, host, port: Number(port) });
+      node.pool = mysql2.createPool({ ...this.options, host: node.host, port: node.port });
       node.pool.on('connection', (connection) =>
         connection.query('SET SESSION wsrep_sync_wait = 1', () => undefined),
       );
