@@ -1,3 +1,4 @@
+import { EVENT_ENTITIES } from './events/entities';
 import { REQUIREMENT_ENTITIES } from './requirement/entities';
 import { TRANSACTION_ENTITIES } from './transaction/entities';
 
@@ -5,4 +6,4 @@ import { TRANSACTION_ENTITIES } from './transaction/entities';
  * Every module's tables, for what runs outside the Nest application: the TypeORM CLI (ormconfig.ts)
  * and the schema tests. The service itself loads each module's entities from its `forFeature`.
  */
-export const APP_ENTITIES = [...REQUIREMENT_ENTITIES, ...TRANSACTION_ENTITIES];
+export const APP_ENTITIES = [...REQUIREMENT_ENTITIES, ...TRANSACTION_ENTITIES, ...EVENT_ENTITIES];

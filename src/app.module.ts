@@ -6,6 +6,7 @@ import { AppConfigModule } from './config/app-config.module';
 import { DataImportModule } from './data-import/data-import.module';
 import { DemoDataLoader } from './data-import/demo-data.loader';
 import { DatabaseModule } from './database/database.module';
+import { EventsModule } from './event-relay/events.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -39,6 +40,7 @@ export class AppModule {
         TransactionModule,
         HealthModule,
         MetricsModule,
+        EventsModule,
         ...modules,
       ],
       providers: [DemoDataLoader],

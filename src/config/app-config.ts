@@ -55,6 +55,21 @@ export interface AppConfig {
   readonly rateLimit?: RateLimitConfig;
   /** Longest a request waits on the database before it is answered 503. */
   readonly databaseTimeoutMs: number;
+  readonly events: EventsConfig;
+}
+
+/** Integration events: the outbox, and the broker its relay publishes to. */
+export interface EventsConfig {
+  /** The RabbitMQ broker (amqp:// or amqps://); `undefined` publishes nothing to a broker. */
+  readonly url?: string;
+  /** The durable topic exchange the relay declares and publishes to. */
+  readonly exchange: string;
+  /** The CloudEvents `source` of every event: this service, as its consumers name it. */
+  readonly source: string;
+  /** How long an event stays in the outbox once every consumer has it. */
+  readonly retentionMs: number;
+  /** How often the outbox is looked at for events committed by other instances (or commands). */
+  readonly pollMs: number;
 }
 
 /** What one client connection may hold of the server, so that slow clients cannot starve the others. */
@@ -483,6 +498,32 @@ function readRateLimit(
     : undefined;
 }
 
+function readEvents(reader: EnvironmentReader, env: Environment): EventsConfig {
+  const url = env.EVENTS_URL?.trim() || undefined;
+  reader.check(
+    'EVENTS_URL',
+    url === undefined || /^amqps?:$/.test(URL.canParse(url) ? new URL(url).protocol : ''),
+    'must be amqp://user:password@host:5672/vhost or amqps://… for TLS',
+    // It carries a password.
+    { secret: true },
+  );
+  const exchange = reader.text('EVENTS_EXCHANGE', 'property-sales.events').trim();
+  reader.check(
+    'EVENTS_EXCHANGE',
+    /^[\w.:-]{1,255}$/.test(exchange) && !exchange.startsWith('amq.'),
+    'must be 1 to 255 letters, digits, _ . : or -, not starting with amq.',
+  );
+  const source = reader.text('EVENTS_SOURCE', 'urn:property-sales-service').trim();
+  reader.check('EVENTS_SOURCE', /^\S{1,255}$/.test(source), 'must be a URI reference');
+  return {
+    url,
+    exchange,
+    source,
+    retentionMs: reader.integer('EVENTS_RETENTION_MS', 86_400_000, 0, 31 * 86_400_000),
+    pollMs: reader.integer('EVENTS_POLL_MS', 500, 10, 60_000),
+  };
+}
+
 /**
  * Validates the environment once, at start-up; a bad value stops the service naming the variable.
  * Commands that serve nothing (migrations, import) pass `serving: false`: they need no AUTH_MODE.
@@ -529,6 +570,7 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
     metrics: reader.oneOf('METRICS', ['public', 'protected', 'off'], 'public'),
     rateLimit: readRateLimit(reader, env, auth),
     databaseTimeoutMs: reader.integer('DATABASE_TIMEOUT_MS', 5000, 100, 120000),
+    events: readEvents(reader, env),
   };
   if (reader.problems.length > 0) {
     throw new ConfigurationError(reader.problems, [...reader.variables]);

@@ -23,6 +23,7 @@ import { TransactionEntity } from '../transaction/entities/transaction.entity';
 import { pickWireScalars } from '../wire';
 import { IdPositions } from './id-positions';
 import { ImportError, recordLabel } from './import-records';
+import { DATA_IMPORTED } from './import.events';
 import { type EncodedRow, MultiRowStatements } from './import-statements';
 
 /** Validated records to load, read in order, labelled by where they came from (a file) for messages. */
@@ -40,6 +41,19 @@ export interface ImportBatch {
 export interface ImportCount {
   created: number;
   updated: number;
+  /** The lowest and highest id written; null while none is. */
+  lowestId: number | null;
+  highestId: number | null;
+}
+
+const noCount = (): ImportCount => ({ created: 0, updated: 0, lowestId: null, highestId: null });
+
+/** Counts `ids` as written into `count`'s id range. */
+function countIds(count: ImportCount, ids: readonly number[]): void {
+  for (const id of ids) {
+    if (count.lowestId === null || id < count.lowestId) count.lowestId = id;
+    if (count.highestId === null || id > count.highestId) count.highestId = id;
+  }
 }
 
 export interface ImportSummary {
@@ -215,18 +229,40 @@ export class ImportService {
     ]);
   }
 
+  /** Imports `batch`; the run's DataImported event commits with it, when it wrote anything. */
   run(batch: ImportBatch, progress: ImportProgress = () => undefined): Promise<ImportSummary> {
-    return this.unitOfWork.bulkWrite((manager) =>
+    return this.unitOfWork.bulkWrite((manager, publish) =>
       this.withoutForeignKeyChecks(manager, async () => {
         const summary: ImportSummary = {
-          requirementTypes: { created: 0, updated: 0 },
-          acquisitions: { created: 0, updated: 0 },
-          transactions: { created: 0, updated: 0 },
+          requirementTypes: noCount(),
+          acquisitions: noCount(),
+          transactions: noCount(),
         };
         if (batch.requirements)
           await this.importRequirements(manager, batch.requirements, summary, progress);
         if (batch.transactions)
           await this.importTransactions(manager, batch.transactions, summary, progress);
+        const { transactions, requirementTypes, acquisitions } = summary;
+        if (transactions.lowestId !== null || requirementTypes.lowestId !== null) {
+          const stamp = new Date();
+          publish({
+            type: DATA_IMPORTED,
+            time: stamp,
+            data: {
+              stamp,
+              transactions_created: transactions.created,
+              transactions_updated: transactions.updated,
+              transaction_id_from: transactions.lowestId,
+              transaction_id_to: transactions.highestId,
+              requirement_types_created: requirementTypes.created,
+              requirement_types_updated: requirementTypes.updated,
+              requirement_type_id_from: requirementTypes.lowestId,
+              requirement_type_id_to: requirementTypes.highestId,
+              acquisitions_created: acquisitions.created,
+              acquisitions_updated: acquisitions.updated,
+            },
+          });
+        }
         return summary;
       }),
     );
@@ -456,6 +492,10 @@ export class ImportService {
     );
     summary.transactions.created += batch.length - stored.size;
     summary.transactions.updated += stored.size;
+    countIds(
+      summary.transactions,
+      batch.map(({ id }) => id),
+    );
   }
 
   private async upsert<T extends object>(
@@ -473,6 +513,10 @@ export class ImportService {
       await manager.upsert(entity, part, [key]);
       count.updated += existing;
       count.created += part.length - existing;
+      countIds(
+        count,
+        part.map((row) => row[key] as number),
+      );
     }
   }
 }

@@ -2,6 +2,8 @@ import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { type DatabaseConfig } from '../config/app-config';
+import { EVENT_ENTITIES } from '../events/entities';
+import { Outbox } from '../events/outbox';
 import { dataSourceOptions } from './data-source-options';
 import { SchemaCheck } from './schema-check';
 import { withServerDialect } from './server-dialect';
@@ -28,10 +30,12 @@ export class DatabaseModule {
               await withServerDialect(options!, database.kind === 'mysql' ? database.nodes : []),
             ),
         }),
+        // Every unit of work may write to the outbox.
+        TypeOrmModule.forFeature(EVENT_ENTITIES),
       ],
       // SchemaCheck refuses to start on a schema this release was not built for.
-      providers: [UnitOfWork, SchemaCheck],
-      exports: [UnitOfWork, SchemaCheck],
+      providers: [UnitOfWork, SchemaCheck, Outbox],
+      exports: [UnitOfWork, SchemaCheck, Outbox],
     };
   }
 }

@@ -1,12 +1,5 @@
 import { type DataSource, QueryFailedError } from 'typeorm';
-
-export type Row = Record<string, unknown>;
-
-/** One SQL statement with its `?` parameters. */
-export interface Statement {
-  readonly sql: string;
-  readonly parameters: readonly unknown[];
-}
+import { type Row, type Statement } from '../common/statement';
 
 /** A statement's result: its rows when it reads, the driver's summary when it writes. */
 export type StatementResult = Row[] | object;

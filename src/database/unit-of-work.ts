@@ -4,12 +4,13 @@ import { Mutex } from 'async-mutex';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { type IntegrationEvent, type Publish } from '../events/integration-event';
+import { Outbox } from '../events/outbox';
 import { type NodeStatus, NodePools } from './node-pools';
+import { type Row, type Statement, type Write } from '../common/statement';
 import {
   type MysqlConnection,
-  type Row,
   type SqliteConnection,
-  type Statement,
   type StatementResult,
   StatementBatches,
 } from './statement-batches';
@@ -35,15 +36,6 @@ interface Deadline {
 }
 
 /**
- * A write of a statement unit, and the rows it changes when it runs inside its transaction. On
- * MariaDB it is written to change nothing outside one (`AND @@in_transaction = 1`): a Galera node may
- * end the transaction under the batch and run the rest of it in autocommit.
- */
-export interface Write extends Statement {
-  readonly rows: number;
-}
-
-/**
  * A read sent after the COMMIT, in the same round trip and on the same connection, whose rows say
  * whether the unit committed (say, its history entry by LAST_INSERT_ID()). On MySQL a COMMIT that
  * answers OK may have had nothing to commit, its transaction ended by the server before it.
@@ -61,11 +53,16 @@ export interface StatementTransaction {
   /** Starts the transaction with `read` (on MySQL, a locking read: FOR UPDATE); its rows. */
   begin(read: Statement): Promise<Row[]>;
   /**
-   * Runs `writes` and commits them. On MySQL, unless every write changed its rows inside the
-   * transaction and `proof` finds the unit committed, it fails with TransactionEndedError and is run
-   * again. A unit that never calls it is rolled back: it wrote nothing.
+   * Runs `writes`, stores `events` in the outbox, and commits them. On MySQL, unless every write
+   * changed its rows inside the transaction and `proof` finds the unit committed, it fails with
+   * TransactionEndedError and is run again. A unit that never calls it is rolled back: it wrote
+   * nothing, and published nothing.
    */
-  commit(writes: readonly Write[], proof: CommitProof): Promise<void>;
+  commit(
+    writes: readonly Write[],
+    proof: CommitProof,
+    events?: readonly IntegrationEvent[],
+  ): Promise<void>;
 }
 
 /** SERVER_STATUS_IN_TRANS, in the status flags of a statement's OK packet. */
@@ -127,19 +124,21 @@ export class UnitOfWork {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly outbox: Outbox,
   ) {
     if (dataSource.options.type === 'better-sqlite3') this.exclusive = new Mutex();
     this.batches = new StatementBatches(dataSource);
   }
 
   /**
-   * Runs `work` in one database transaction: all of it commits, or none of it. A deadlock or
+   * Runs `work` in one database transaction: all of it commits, or none of it, the events it hands to
+   * `publish` included. A deadlock or
    * lock-wait timeout rolls it back and runs it again, after a jittered, growing pause. Work whose
    * request was already answered 503 (the time bound passed) rolls back instead of committing late.
    * Once its COMMIT is sent, it can no longer be held back: if the bound passes before the answer, or
    * the connection breaks under it, the outcome is unknown and the error says so (504).
    */
-  write<T>(work: (manager: EntityManager) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+  write<T>(work: ManagedWork<T>, options: WriteOptions = {}): Promise<T> {
     return this.bounded((deadline) => this.retried(this.managed(work), deadline), options);
   }
 
@@ -163,7 +162,7 @@ export class UnitOfWork {
   }
 
   /** As `write`, without the time bound: for commands such as an import, not for requests. */
-  bulkWrite<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  bulkWrite<T>(work: ManagedWork<T>): Promise<T> {
     return this.retried(this.managed(work), newDeadline({}));
   }
 
@@ -173,10 +172,14 @@ export class UnitOfWork {
    * that answered OK, the statements after it running in autocommit (an import's are upserts, so the
    * unit run again still leaves each row as the files say).
    */
-  private managed<T>(work: (manager: EntityManager) => Promise<T>): Attempt<T> {
-    return (guard) => {
+  private managed<T>(work: ManagedWork<T>): Attempt<T> {
+    return async (guard) => {
+      const events: IntegrationEvent[] = [];
       const guarded = async (manager: EntityManager) => {
-        const result = await work(manager);
+        const result = await work(manager, (event) => {
+          events.push(event);
+        });
+        await this.outbox.insert(manager, events);
         if (this.dataSource.options.type === 'mariadb') {
           const [{ open }] = await manager.query<[{ open: number | string }]>(
             'SELECT @@in_transaction AS open',
@@ -186,11 +189,13 @@ export class UnitOfWork {
         guard();
         return result;
       };
-      return this.exclusive
+      const result = await (this.exclusive
         ? this.exclusively(() => this.dataSource.transaction(guarded))
         : // The server's default isolation: writes lock the rows they read (FOR UPDATE), and naming a
           // level would cost a SET TRANSACTION round trip on every call.
-          this.dataSource.transaction(guarded);
+          this.dataSource.transaction(guarded));
+      if (events.length > 0 && this.outbox.enabled) this.outbox.committed();
+      return result;
     };
   }
 
@@ -210,11 +215,13 @@ export class UnitOfWork {
           const [, rows] = await send([{ sql: 'START TRANSACTION', parameters: [] }, read]);
           return rows as Row[];
         },
-        commit: async (writes, proof) => {
+        commit: async (unitWrites, proof, events = []) => {
           guard();
+          const writes = [...this.outbox.writes(events), ...unitWrites];
           const results = await send([...writes, COMMIT, proof]);
           open = false;
           if (!committedAsSent(writes, results, proof)) throw new TransactionEndedError();
+          if (writes.length > unitWrites.length) this.outbox.committed();
         },
       });
       if (open) {
@@ -245,9 +252,11 @@ export class UnitOfWork {
           begin: (read) =>
             Promise.resolve(run([{ sql: 'BEGIN TRANSACTION', parameters: [] }, read])[1] as Row[]),
           // One writer, one server: a transaction ends only as its unit ends it.
-          commit: (writes) => {
+          commit: (writes, _proof, events = []) => {
             guard();
-            run([...writes, COMMIT]);
+            const stored = this.outbox.writes(events);
+            run([...stored, ...writes, COMMIT]);
+            if (stored.length > 0) this.outbox.committed();
             return Promise.resolve();
           },
         });
@@ -424,6 +433,9 @@ export class UnitOfWork {
     }
   }
 }
+
+/** A unit run in TypeORM's transaction; the events it hands to `publish` commit with it. */
+export type ManagedWork<T> = (manager: EntityManager, publish: Publish) => Promise<T>;
 
 /** One try of a unit; it runs `guard` just before its COMMIT. */
 type Attempt<T> = (guard: () => void) => Promise<T>;

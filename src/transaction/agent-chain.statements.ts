@@ -1,7 +1,7 @@
 import { type DataSource } from 'typeorm';
 import { type ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
-import { type Row, type Statement } from '../database/statement-batches';
-import { type CommitProof, type Write } from '../database/unit-of-work';
+import { type Row, type Statement, type Write } from '../common/statement';
+import { type CommitProof } from '../database/unit-of-work';
 import { AGENT_CHAIN_FIELDS, type AgentChainField, type AgentChange } from './agent-chain';
 import { AgentAssignmentEntity } from './entities/agent-assignment.entity';
 import { TransactionEntity } from './entities/transaction.entity';

@@ -1,6 +1,6 @@
 import { type DataSource } from 'typeorm';
 import { type ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
-import { type Statement } from '../database/statement-batches';
+import { type Statement } from '../common/statement';
 import { AGENT_ID_FIELDS } from './agent-chain';
 import { TransactionEntity } from './entities/transaction.entity';
 import { INT32_MIN } from '../wire';

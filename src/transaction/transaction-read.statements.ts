@@ -1,6 +1,6 @@
 import { type DataSource } from 'typeorm';
 import { type ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
-import { type Row, type Statement } from '../database/statement-batches';
+import { type Row, type Statement } from '../common/statement';
 import { type UnitOfWork } from '../database/unit-of-work';
 import { RequirementAcquisitionEntity } from '../requirement/entities/requirement-acquisition.entity';
 import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';

@@ -46,10 +46,8 @@ import {
   TransactionLockedError,
   TransactionNotFoundError,
 } from './transaction.errors';
+import { etagOf } from './transaction.events';
 import { TransactionService } from './transaction.service';
-
-/** A transaction's strong ETag: its id and row version, the same for every representation. */
-const etagOf = (transactionId: number, version: number) => `"${transactionId}.${version}"`;
 
 /** The versions an If-Match header accepts for one transaction; `any` for `*`. */
 function expectedVersions(

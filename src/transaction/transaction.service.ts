@@ -18,6 +18,7 @@ import { type TransactionPageDto } from './dto/transaction-page.dto';
 import { encodeCursor, type PageRequest } from './list-transactions.query';
 import { AgentAssignmentEntity } from './entities/agent-assignment.entity';
 import { TransactionEntity } from './entities/transaction.entity';
+import { AGENTS_CHANGED, etagOf } from './transaction.events';
 import {
   TransactionChangedError,
   TransactionLockedError,
@@ -130,17 +131,34 @@ export class TransactionService {
       }
       if (changes.length === 0) return;
       const stamp = new Date();
+      const changedBy = update.changedBy ?? null;
+      const version = row.row_version + 1;
       await transaction.commit(
         [
           this.statements.update(update.transactionId, changes, stamp),
           this.statements.append({
             transaction_id: update.transactionId,
             stamp,
-            changed_by: update.changedBy ?? null,
+            changed_by: changedBy,
             changes,
           }),
         ],
         this.statements.committed,
+        [
+          {
+            type: AGENTS_CHANGED,
+            subject: String(update.transactionId),
+            time: stamp,
+            data: {
+              transaction_id: update.transactionId,
+              stamp,
+              changed_by: changedBy,
+              row_version: version,
+              etag: etagOf(update.transactionId, version),
+              changes,
+            },
+          },
+        ],
       );
     }, IDEMPOTENT);
   }

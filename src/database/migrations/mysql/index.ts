@@ -3,6 +3,7 @@ import { CatalogueVersion1795341221536 } from './1795341221536-CatalogueVersion'
 import { WideTextColumns1795411875242 } from './1795411875242-WideTextColumns';
 import { WideCallerId1795426546718 } from './1795426546718-WideCallerId';
 import { ListingIndexes1795600000000 } from './1795600000000-ListingIndexes';
+import { EventOutbox1795712398666 } from './1795712398666-EventOutbox';
 
 /** The production schema, oldest first; applied by `npm run migration:run` or MIGRATIONS_RUN=true. */
 export const MYSQL_MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MYSQL_MIGRATIONS = [
   WideTextColumns1795411875242,
   WideCallerId1795426546718,
   ListingIndexes1795600000000,
+  EventOutbox1795712398666,
 ];

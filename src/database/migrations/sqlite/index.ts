@@ -3,6 +3,7 @@ import { CatalogueVersion1795341219492 } from './1795341219492-CatalogueVersion'
 import { WideTextColumns1795411873512 } from './1795411873512-WideTextColumns';
 import { WideCallerId1795426546718 } from './1795426546718-WideCallerId';
 import { ListingIndexes1795600000000 } from './1795600000000-ListingIndexes';
+import { EventOutbox1795712384891 } from './1795712384891-EventOutbox';
 
 /** The embedded database's schema, oldest first; the service applies them at every start. */
 export const SQLITE_MIGRATIONS = [
@@ -11,4 +12,5 @@ export const SQLITE_MIGRATIONS = [
   WideTextColumns1795411873512,
   WideCallerId1795426546718,
   ListingIndexes1795600000000,
+  EventOutbox1795712384891,
 ];

@@ -1,0 +1,401 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { UnitOfWork } from '../database/unit-of-work';
+import { ServiceMetrics } from '../metrics/service-metrics';
+import { JsonCodec, wireModelOf } from '../wire';
+import {
+  EVENT_HANDLER,
+  type EventHandlerMethod,
+  type ReceivedEvent,
+} from '../events/event-handler.decorator';
+import { type IntegrationEventType } from '../events/integration-event';
+import { Outbox } from '../events/outbox';
+import { BrokerPublisher } from './broker-publisher';
+import { OutboxStore, type StoredEvent } from './outbox-store';
+
+/** The broker's checkpoint. */
+const BROKER = 'broker';
+/** Events one publish sends and waits for the confirms of. */
+const PUBLISH_BATCH = 500;
+/** Events a handler's step reads, looking for the next one of its kind. */
+const HANDLER_BATCH = 100;
+/** A failing consumer waits 1 s, then twice as long each time, up to a minute. */
+const BACKOFF_MS = 1000;
+const MAX_BACKOFF_MS = 60_000;
+/** How often events past their retention are purged. */
+const PURGE_EVERY_MS = 60_000;
+
+/** One reader of the outbox, with its checkpoint: the broker, or one in-process handler. */
+interface Consumer {
+  readonly name: string;
+  /** Delivers what waits past its checkpoint; whether it delivered any (then it goes on at once). */
+  step(): Promise<boolean>;
+  /** Says what failed (the broker logs its outages itself). */
+  failed(error: unknown): void;
+}
+
+/** Resolves `wait` early when `wake` is called; a call while nobody waits is kept for the next wait. */
+class Wakeup {
+  private pending = false;
+  private resolve?: () => void;
+
+  wake(): void {
+    if (this.resolve) this.resolve();
+    else this.pending = true;
+  }
+
+  wait(ms: number): Promise<void> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.resolve = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.resolve = done;
+    });
+  }
+}
+
+interface RelayMetrics {
+  readonly published: Counter;
+  readonly publishFailures: Counter;
+  readonly latency: Histogram;
+  readonly handled: Counter<'handler'>;
+  readonly handlerFailures: Counter<'handler'>;
+}
+
+/**
+ * Delivers the outbox's committed events to their consumers: the broker (EVENTS_URL), and each
+ * in-process handler (@OnIntegrationEvent), each from its own checkpoint in its own loop, so a failing
+ * handler or an unreachable broker holds up nobody else. A consumer's events go out in order, by one
+ * instance at a time; each step runs right after a commit here, and every EVENTS_POLL_MS for commits
+ * elsewhere. Delivered events are purged after EVENTS_RETENTION_MS.
+ */
+@Injectable()
+export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('EventRelay');
+  private readonly store: OutboxStore;
+  private readonly mysql: boolean;
+  private readonly consumers: Consumer[] = [];
+  private readonly wakeups = new Map<string, Wakeup>();
+  private readonly loops: Promise<void>[] = [];
+  private broker?: BrokerPublisher;
+  private stopping = false;
+  private stop!: () => void;
+  private readonly stopped = new Promise<void>((resolve) => {
+    this.stop = resolve;
+  });
+  private positioning?: Promise<void>;
+  private purgeTimer?: NodeJS.Timeout;
+  private stopListening?: () => void;
+  private readonly metrics: RelayMetrics;
+  private readonly codec = new JsonCodec();
+
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly outbox: Outbox,
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+    serviceMetrics: ServiceMetrics,
+  ) {
+    this.store = new OutboxStore(dataSource);
+    this.mysql = dataSource.options.type !== 'better-sqlite3';
+    this.metrics = this.registerMetrics(serviceMetrics);
+  }
+
+  /** Finds the handlers; with them, or a broker, units write their events from now on. */
+  onModuleInit(): void {
+    const { url, exchange } = this.config.events;
+    if (url) {
+      const broker = new BrokerPublisher(url, exchange);
+      this.broker = broker;
+      this.consumers.push(this.brokerConsumer(broker));
+    }
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance = wrapper.instance as Record<string, unknown> | undefined;
+      if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
+      const prototype = Object.getPrototypeOf(instance) as object;
+      for (const method of this.scanner.getAllMethodNames(prototype)) {
+        const handler = instance[method] as EventHandlerMethod<object>;
+        const type = this.reflector.get<IntegrationEventType | undefined>(EVENT_HANDLER, handler);
+        if (type)
+          this.consumers.push(
+            this.handlerConsumer(
+              `${instance.constructor.name}.${method}`,
+              type,
+              handler.bind(instance),
+            ),
+          );
+      }
+    }
+    if (this.consumers.length > 0) this.outbox.enable();
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.consumers.length === 0) return;
+    const names = this.consumers.map((consumer) => consumer.name);
+    await this.unitOfWork.write((manager) => this.store.addCheckpoints(manager, names));
+    for (const consumer of this.consumers) this.wakeups.set(consumer.name, new Wakeup());
+    this.stopListening = this.outbox.onCommitted(() => {
+      for (const wakeup of this.wakeups.values()) wakeup.wake();
+    });
+    for (const consumer of this.consumers) this.loops.push(this.run(consumer));
+    this.purgeTimer = setInterval(() => void this.purge(names), PURGE_EVERY_MS);
+    this.purgeTimer.unref();
+  }
+
+  /** Stops after the steps under way, before the database closes. */
+  async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    this.stop();
+    this.stopListening?.();
+    clearInterval(this.purgeTimer);
+    for (const wakeup of this.wakeups.values()) wakeup.wake();
+    await Promise.all(this.loops);
+    await this.broker?.close();
+  }
+
+  private async run(consumer: Consumer): Promise<void> {
+    const wakeup = this.wakeups.get(consumer.name)!;
+    let failures = 0;
+    while (!this.stopping) {
+      let more = false;
+      try {
+        await this.givePositions();
+        more = await consumer.step();
+        failures = 0;
+      } catch (error) {
+        failures++;
+        consumer.failed(error);
+      }
+      if (this.stopping) break;
+      // A pause after a failure is not cut short by commits, only by the stop.
+      if (failures > 0)
+        await Promise.race([
+          sleep(Math.min(BACKOFF_MS * 2 ** (failures - 1), MAX_BACKOFF_MS), undefined, {
+            ref: false,
+          }),
+          this.stopped,
+        ]);
+      else if (!more) await wakeup.wait(this.config.events.pollMs);
+    }
+  }
+
+  /** Positions for the events committed since the last step: one step at a time in this process. */
+  private givePositions(): Promise<void> {
+    this.positioning ??= this.unitOfWork
+      .write(async (manager) => {
+        await this.store.givePositions(manager);
+      })
+      .finally(() => {
+        this.positioning = undefined;
+      });
+    return this.positioning;
+  }
+
+  private brokerConsumer(broker: BrokerPublisher): Consumer {
+    // Within the unit's time bound, so a broker that does not confirm fails the step, not the unit.
+    const publishMs = Math.max(100, Math.floor(this.config.databaseTimeoutMs * 0.8));
+    const publish = async (events: readonly StoredEvent[]) => {
+      await broker.publish(events, publishMs);
+      const now = Date.now();
+      this.metrics.published.inc(events.length);
+      for (const event of events)
+        this.metrics.latency.observe(Math.max(0, now - event.time.getTime()) / 1000);
+    };
+    return {
+      name: BROKER,
+      step: async () => {
+        // While the broker is away, the outbox is not read: nothing could be published.
+        if (!(await broker.connected(this.config.events.pollMs))) return false;
+        if (this.mysql)
+          // The checkpoint's row lock is held while the events are published and confirmed: one
+          // instance at a time publishes, in order.
+          return this.unitOfWork.write(async (manager) => {
+            const position = await this.store.claim(manager, BROKER);
+            if (position === undefined) return false;
+            const events = await this.store.after(manager, position, PUBLISH_BATCH);
+            if (events.length === 0) return false;
+            await publish(events);
+            await this.store.advance(manager, BROKER, events.at(-1)!.position);
+            return true;
+          });
+        // SQLite serves one instance; its one connection is not held while the broker confirms.
+        const events = await this.unitOfWork.read(async (manager) => {
+          const position = await this.store.claim(manager, BROKER);
+          return position === undefined ? [] : this.store.after(manager, position, PUBLISH_BATCH);
+        });
+        if (events.length === 0) return false;
+        await publish(events);
+        await this.unitOfWork.write((manager) =>
+          this.store.advance(manager, BROKER, events.at(-1)!.position),
+        );
+        return true;
+      },
+      failed: (error) => {
+        this.metrics.publishFailures.inc();
+        broker.lost(error as Error);
+      },
+    };
+  }
+
+  private handlerConsumer(
+    name: string,
+    type: IntegrationEventType,
+    handle: EventHandlerMethod<object>,
+  ): Consumer {
+    // The event being handled, and the one the last step failed on.
+    let current: string | undefined;
+    let failedOn: string | undefined;
+    return {
+      name,
+      // One event of its kind a step, in the transaction that moves its checkpoint past it.
+      step: () =>
+        this.unitOfWork
+          .write(async (manager) => {
+            const position = await this.store.claim(manager, name);
+            if (position === undefined) return false;
+            const events = await this.store.after(manager, position, HANDLER_BATCH);
+            const next = events.find((event) => event.routingKey === type.routingKey);
+            const reached = next ?? events.at(-1);
+            if (!reached) return false;
+            current = next?.id;
+            if (next) {
+              await handle(this.received(next, type), manager);
+              this.metrics.handled.inc({ handler: name });
+            }
+            await this.store.advance(manager, name, reached.position);
+            return true;
+          })
+          .then((more) => {
+            if (failedOn !== undefined)
+              this.logger.log(`${name} goes on: event ${failedOn} is handled.`);
+            failedOn = current = undefined;
+            return more;
+          }),
+      failed: (error) => {
+        this.metrics.handlerFailures.inc({ handler: name });
+        // Once an event: it is tried again until it is handled, its successors waiting.
+        if (failedOn === current && current !== undefined) return;
+        failedOn = current;
+        this.logger.warn(
+          `${name} failed on event ${current ?? '(reading the outbox)'}; it is run again after a pause, and this handler's later events wait: ${(error as Error).message}`,
+        );
+      },
+    };
+  }
+
+  /** The stored CloudEvent, its data bound to the event's wire model. */
+  private received(event: StoredEvent, type: IntegrationEventType): ReceivedEvent {
+    const { data, ...attributes } = JSON.parse(event.body) as Omit<ReceivedEvent, 'data'> & {
+      data: unknown;
+    };
+    return {
+      ...attributes,
+      data: this.codec.decode(JSON.stringify(data), wireModelOf(type.payload)),
+    };
+  }
+
+  private async purge(consumers: readonly string[]): Promise<void> {
+    const before = new Date(Date.now() - this.config.events.retentionMs);
+    try {
+      let purged: number;
+      do {
+        purged = await this.unitOfWork.write((manager) =>
+          this.store.purge(manager, consumers, before),
+        );
+      } while (purged > 0 && !this.stopping);
+    } catch (error) {
+      this.logger.warn(
+        `Purging delivered events failed; it is tried again: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  private registerMetrics({ registry }: ServiceMetrics): RelayMetrics {
+    const registers = [registry];
+    const backlogs = () =>
+      Promise.all(
+        this.consumers.map(async ({ name }) => ({
+          name,
+          backlog: await this.unitOfWork.read((manager) => this.store.backlog(manager, name)),
+        })),
+      ).catch(() => []);
+    new Gauge({
+      name: 'events_pending',
+      help: 'Committed events each consumer (broker, or an in-process handler) has not yet taken.',
+      labelNames: ['consumer'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const { name, backlog } of await backlogs())
+          this.set({ consumer: name }, backlog.events);
+      },
+    });
+    new Gauge({
+      name: 'events_oldest_pending_age_seconds',
+      help: 'Age of the oldest committed event each consumer has not yet taken; 0 when none waits.',
+      labelNames: ['consumer'],
+      registers,
+      async collect() {
+        this.reset();
+        const now = Date.now();
+        for (const { name, backlog } of await backlogs())
+          this.set(
+            { consumer: name },
+            backlog.oldest ? Math.max(0, now - backlog.oldest.getTime()) / 1000 : 0,
+          );
+      },
+    });
+    return {
+      published: new Counter({
+        name: 'events_published_total',
+        help: 'Events the broker confirmed.',
+        registers,
+      }),
+      publishFailures: new Counter({
+        name: 'events_publish_failures_total',
+        help: 'Publish steps that failed (broker unreachable, refused or unconfirmed); their events are published again.',
+        registers,
+      }),
+      latency: new Histogram({
+        name: 'events_relay_latency_seconds',
+        help: "From an event's change to the broker's confirm of it.",
+        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+        registers,
+      }),
+      handled: new Counter({
+        name: 'events_handled_total',
+        help: 'Events each in-process handler handled (committed).',
+        labelNames: ['handler'],
+        registers,
+      }),
+      handlerFailures: new Counter({
+        name: 'event_handler_failures_total',
+        help: 'Failed steps of each in-process handler; the event is handled again after a pause.',
+        labelNames: ['handler'],
+        registers,
+      }),
+    };
+  }
+}

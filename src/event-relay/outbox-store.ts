@@ -1,0 +1,173 @@
+import { type DataSource, type EntityManager } from 'typeorm';
+import { type Row } from '../common/statement';
+import { EventCheckpointEntity, OutboxEventEntity } from '../events/entities';
+
+/** An event as the relay reads it from the outbox. */
+export interface StoredEvent {
+  readonly position: number;
+  readonly id: string;
+  readonly routingKey: string;
+  /** When its change was made. */
+  readonly time: Date;
+  /** The CloudEvent, structured JSON, as published. */
+  readonly body: string;
+}
+
+/** What is waiting for one consumer: how many events, and the oldest one's time. */
+export interface Backlog {
+  readonly events: number;
+  readonly oldest?: Date;
+}
+
+/** The checkpoint row that holds the last position given. */
+export const POSITIONS = '~positions';
+
+/** Events given positions by one step: a burst of UpdateAgents at full speed, in one statement. */
+const POSITION_BATCH = 5000;
+/** Rows one purge statement deletes: short locks, whatever the backlog. */
+const PURGE_BATCH = 10_000;
+
+/** A datetime column's value as the driver reads it: a Date on MySQL, UTC text on SQLite. */
+function dateOf(value: unknown): Date {
+  if (value instanceof Date) return value;
+  const text = String(value);
+  return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text.replace(' ', 'T')}Z`);
+}
+
+/**
+ * The outbox's statements. Events get their `position` after they commit, in order (a transaction's
+ * events in the order they committed: each takes its sequence under the transaction's row lock, so
+ * after the one before it committed), and each consumer reads past its checkpoint by position. On
+ * MySQL/MariaDB a consumer's checkpoint row is also its lock: `FOR UPDATE SKIP LOCKED`, so one
+ * instance at a time delivers a consumer's events, and the others go on. SQLite serves one instance.
+ */
+export class OutboxStore {
+  private readonly mysql: boolean;
+  private readonly outbox: string;
+  private readonly checkpoints: string;
+  private readonly timeColumn;
+
+  constructor(private readonly dataSource: DataSource) {
+    const escape = (name: string) => dataSource.driver.escape(name);
+    this.mysql = dataSource.options.type !== 'better-sqlite3';
+    const outbox = dataSource.getMetadata(OutboxEventEntity);
+    this.outbox = escape(outbox.tableName);
+    this.checkpoints = escape(dataSource.getMetadata(EventCheckpointEntity).tableName);
+    this.timeColumn = outbox.findColumnWithPropertyName('time')!;
+  }
+
+  /** Adds the checkpoints missing, each at the last position given: a new consumer starts now. */
+  async addCheckpoints(manager: EntityManager, consumers: readonly string[]): Promise<void> {
+    const ignore = this.mysql ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
+    await manager.query(`${ignore} INTO ${this.checkpoints} (consumer, position) VALUES (?, 0)`, [
+      POSITIONS,
+    ]);
+    const [{ position }] = await manager.query<Row[]>(
+      `SELECT position FROM ${this.checkpoints} WHERE consumer = ?`,
+      [POSITIONS],
+    );
+    for (const consumer of consumers)
+      await manager.query(`${ignore} INTO ${this.checkpoints} (consumer, position) VALUES (?, ?)`, [
+        consumer,
+        position,
+      ]);
+  }
+
+  /**
+   * Gives the committed events without a position theirs, after every position given before; how many
+   * it gave. Run by one instance at a time (the `~positions` row's lock). An event that commits
+   * between the read and the UPDATE inside the range read takes a position in it, still after the
+   * last one given: a consumer never finds a position below its checkpoint appear later.
+   */
+  async givePositions(manager: EntityManager): Promise<number> {
+    const [given] = await manager.query<Row[]>(
+      `SELECT position FROM ${this.checkpoints} WHERE consumer = ?${this.mysql ? ' FOR UPDATE' : ''}`,
+      [POSITIONS],
+    );
+    const waiting = await manager.query<Row[]>(
+      `SELECT sequence FROM ${this.outbox} WHERE position IS NULL ORDER BY sequence LIMIT ${POSITION_BATCH}`,
+    );
+    if (!given || waiting.length === 0) return 0;
+    const first = Number(waiting[0].sequence);
+    const last = Number(waiting.at(-1)!.sequence);
+    const offset = Number(given.position) - first + 1;
+    await manager.query(
+      `UPDATE ${this.outbox} SET position = sequence + ? WHERE position IS NULL AND sequence BETWEEN ? AND ?`,
+      [offset, first, last],
+    );
+    await manager.query(`UPDATE ${this.checkpoints} SET position = ? WHERE consumer = ?`, [
+      last + offset,
+      POSITIONS,
+    ]);
+    return waiting.length;
+  }
+
+  /**
+   * The consumer's checkpoint, its row locked until the transaction ends; undefined when another
+   * instance holds it (MySQL/MariaDB) or the consumer has no checkpoint.
+   */
+  async claim(manager: EntityManager, consumer: string): Promise<number | undefined> {
+    const [row] = await manager.query<Row[]>(
+      `SELECT position FROM ${this.checkpoints} WHERE consumer = ?${this.mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+      [consumer],
+    );
+    return row ? Number(row.position) : undefined;
+  }
+
+  /** Up to `limit` events past `position`, in order. */
+  async after(manager: EntityManager, position: number, limit: number): Promise<StoredEvent[]> {
+    const rows = await manager.query<Row[]>(
+      `SELECT position, event_id, routing_key, time, body FROM ${this.outbox} WHERE position > ? ORDER BY position LIMIT ${limit}`,
+      [position],
+    );
+    return rows.map((row) => ({
+      position: Number(row.position),
+      id: String(row.event_id),
+      routingKey: String(row.routing_key),
+      time: dateOf(row.time),
+      body: String(row.body),
+    }));
+  }
+
+  async advance(manager: EntityManager, consumer: string, position: number): Promise<void> {
+    await manager.query(`UPDATE ${this.checkpoints} SET position = ? WHERE consumer = ?`, [
+      position,
+      consumer,
+    ]);
+  }
+
+  /** What waits for `consumer`: the events past its checkpoint, and those without a position yet. */
+  async backlog(manager: EntityManager, consumer: string): Promise<Backlog> {
+    const [row] = await manager.query<Row[]>(
+      `SELECT COUNT(*) AS events, MIN(o.time) AS oldest FROM ${this.outbox} o WHERE o.position IS NULL OR o.position > (SELECT c.position FROM ${this.checkpoints} c WHERE c.consumer = ?)`,
+      [consumer],
+    );
+    return {
+      events: Number(row?.events ?? 0),
+      oldest: row?.oldest == null ? undefined : dateOf(row.oldest),
+    };
+  }
+
+  /**
+   * Deletes, a batch at a time, the events every consumer in `consumers` has and that are older than
+   * `before`; how many.
+   */
+  async purge(manager: EntityManager, consumers: readonly string[], before: Date): Promise<number> {
+    const [row] = await manager.query<Row[]>(
+      `SELECT MIN(position) AS position FROM ${this.checkpoints} WHERE consumer IN (${consumers.map(() => '?').join(', ')})`,
+      [...consumers],
+    );
+    if (row?.position == null) return 0;
+    const time = this.dataSource.driver.preparePersistentValue(before, this.timeColumn) as unknown;
+    const where = 'position <= ? AND time < ?';
+    // Run in a unit of work's transaction, which has its query runner.
+    const { affected = 0 } = await manager.queryRunner!.query(
+      this.mysql
+        ? `DELETE FROM ${this.outbox} WHERE ${where} ORDER BY position LIMIT ${PURGE_BATCH}`
+        : `DELETE FROM ${this.outbox} WHERE sequence IN (SELECT sequence FROM ${this.outbox} WHERE ${where} ORDER BY position LIMIT ${PURGE_BATCH})`,
+      [row.position, time],
+      true,
+    );
+    return affected;
+  }
+}

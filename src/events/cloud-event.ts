@@ -1,0 +1,35 @@
+import { JsonCodec, formatWireDate, wireModelOf } from '../wire';
+import { type IntegrationEvent } from './integration-event';
+
+/** The media type of a CloudEvent in structured mode (the whole event, data included, as JSON). */
+export const CLOUD_EVENT_MEDIA_TYPE = 'application/cloudevents+json';
+
+export interface EnvelopeContext {
+  readonly id: string;
+  readonly source: string;
+  /** The W3C trace context of the request that made the change, when tracing is on. */
+  readonly traceparent?: string;
+}
+
+const codec = new JsonCodec();
+
+/**
+ * The CloudEvents 1.0 event in structured JSON mode, as written to the outbox and published as is.
+ * Written out here rather than through the SDK's CloudEvent, which validates and copies each event
+ * with Ajv on the write path of every UpdateAgents; the tests validate every published event with the
+ * SDK instead. Its data is the payload's wire JSON, dates in the service's format; `time` too.
+ */
+export function cloudEventJson(event: IntegrationEvent, context: EnvelopeContext): string {
+  const data = codec.encode(wireModelOf(event.type.payload), event.data);
+  const attributes: Record<string, string> = {
+    specversion: '1.0',
+    id: context.id,
+    source: context.source,
+    type: event.type.type,
+    ...(event.subject !== undefined && { subject: event.subject }),
+    time: formatWireDate(event.time),
+    datacontenttype: 'application/json',
+    ...(context.traceparent && { traceparent: context.traceparent }),
+  };
+  return `${JSON.stringify(attributes).slice(0, -1)},"data":${data}}`;
+}
