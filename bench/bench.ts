@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnection } from 'mysql2/promise';
 import { scripts } from '../package.json';
 import { generateRequirements, generateTransactions, type DatasetSize } from './dataset';
-import { benchDataTransfer, TRANSFER_SIZE, transferTable } from './data-transfer';
+import { BENCH_EVENTS, benchDataTransfer, TRANSFER_SIZE, transferTable } from './data-transfer';
 import { runMysqlReference } from './reference-mysql';
 
 /**
@@ -37,6 +37,17 @@ const SIZE: DatasetSize = {
 const SCALE_TO = number('BENCH_SCALE_TRANSACTIONS', 1_000_000);
 const READ_CONNECTIONS = 32;
 const WRITE_CONNECTIONS = 16;
+/** A broker address nothing listens on: the events wait in the outbox. */
+const BROKER_AWAY = 'amqp://guest:guest@127.0.0.1:9';
+
+/** How fast the relay drained a backlog of events to the broker. */
+interface RelayDrain {
+  readonly database: string;
+  readonly events: number;
+  readonly seconds: number;
+}
+
+const drains: RelayDrain[] = [];
 
 interface Measure {
   readonly scenario: string;
@@ -108,7 +119,10 @@ interface Service {
 }
 
 /** The service as production runs it: JSON logs (to nowhere), request ids, helmet. */
-async function startService(databaseUrl: string): Promise<Service> {
+async function startService(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<Service> {
   const port = await freePort();
   const spawned = performance.now();
   const child = spawn(process.execPath, [...PRODUCTION_NODE_FLAGS, SERVICE], {
@@ -120,6 +134,7 @@ async function startService(databaseUrl: string): Promise<Service> {
       DEMO_DATA: 'false',
       MIGRATIONS_RUN: 'true',
       LOG_LEVEL: 'info',
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -276,7 +291,7 @@ async function benchSqlite(
   );
   await benchGetTransaction(service.url, 'SQLite', databaseUrl, SIZE.transactions);
   const nestWrite = await startReference('reference-nest-write.js', [databaseUrl]);
-  await benchUpdates(
+  const updates = await benchUpdates(
     service.url,
     'SQLite',
     SIZE.transactions,
@@ -285,7 +300,9 @@ async function benchSqlite(
   const peakRss = await peakRssMb(service.process.pid!);
   await benchCostlyBodies(service.url, read(catalogue), idleJson);
   const peakRssWithCostly = await peakRssMb(service.process.pid!);
-  service.process.kill('SIGTERM');
+  service.process.kill('SIGKILL');
+  await new Promise((resolve) => service.process.once('exit', resolve));
+  await benchEvents(databaseUrl, 'SQLite', SIZE.transactions, updates);
   return { peakRssMb: peakRss, peakRssWithCostlyMb: peakRssWithCostly, startMs: service.startMs };
 }
 
@@ -374,9 +391,63 @@ async function benchUpdates(
   database: string,
   count: number,
   ceiling: Measure,
-): Promise<void> {
-  compare(await measure('UpdateAgents JSON', database, updateLoad(url, count, 'json')), ceiling);
+): Promise<Measure> {
+  const json = await measure('UpdateAgents JSON', database, updateLoad(url, count, 'json'));
+  compare(json, ceiling);
   compare(await measure('UpdateAgents XML', database, updateLoad(url, count, 'xml')), ceiling);
+  return json;
+}
+
+/** A counter or gauge of the service's /metrics, summed over its series matching `labels`. */
+async function metric(url: string, name: string, labels = ''): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}${labels}`) && line.charAt(name.length) !== '_')
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}
+
+/**
+ * UpdateAgents with events on against `off`, its run with them off on the same data: first with the
+ * broker away (the events wait in the outbox; writes go on), then, on a new instance, the relay
+ * draining that backlog to the broker (its rate), then with the broker there.
+ */
+async function benchEvents(
+  databaseUrl: string,
+  database: string,
+  count: number,
+  off: Measure,
+): Promise<void> {
+  const away = await startService(databaseUrl, { ...BENCH_EVENTS, EVENTS_URL: BROKER_AWAY });
+  compare(
+    await measure(
+      'UpdateAgents JSON, events on, broker away',
+      database,
+      updateLoad(away.url, count, 'json'),
+    ),
+    off,
+  );
+  const backlog = await metric(away.url, 'events_pending', '{consumer="broker"}');
+  away.process.kill('SIGKILL');
+  await new Promise((resolve) => away.process.once('exit', resolve));
+  const on = await startService(databaseUrl, BENCH_EVENTS);
+  const started = performance.now();
+  const publishedAtStart = await metric(on.url, 'events_published_total');
+  let published = publishedAtStart;
+  while (published < backlog) {
+    await sleep(20);
+    published = await metric(on.url, 'events_published_total');
+  }
+  drains.push({
+    database,
+    events: published - publishedAtStart,
+    seconds: (performance.now() - started) / 1000,
+  });
+  compare(
+    await measure('UpdateAgents JSON, events on', database, updateLoad(on.url, count, 'json')),
+    off,
+  );
+  on.process.kill('SIGTERM');
 }
 
 /**
@@ -459,7 +530,7 @@ async function benchMariadb(
     const nestWrite = await startReference('reference-nest-write.js', [databaseUrl]);
     const ceiling = await measureUpdateCeiling(nestWrite, 'MariaDB', SIZE.transactions);
     compare(ceiling, handWritten);
-    await benchUpdates(service.url, 'MariaDB', SIZE.transactions, ceiling);
+    const updates = await benchUpdates(service.url, 'MariaDB', SIZE.transactions, ceiling);
     if (SCALE_TO > SIZE.transactions) {
       process.stderr.write(`Growing sales_transaction to ${SCALE_TO} rows\n`);
       const target = await createConnection({ uri: mysqlUrl });
@@ -482,6 +553,7 @@ async function benchMariadb(
       );
     }
     service.process.kill('SIGTERM');
+    await benchEvents(databaseUrl, 'MariaDB', SIZE.transactions, updates);
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
     await admin.end();
@@ -505,6 +577,10 @@ function report({ peakRssMb: rssMb, peakRssWithCostlyMb, startMs }: ServiceFigur
     '',
     `Peak RSS of the service (SQLite run): ${Math.round(rssMb)} MB under the routes' load, ${Math.round(peakRssWithCostlyMb)} MB once the costly bodies were posted too.`,
     `Start (SQLite): its first request answered ${Math.round(startMs)} ms after \`node dist/src/main.js\` was spawned.`,
+    ...drains.map(
+      ({ database, events, seconds }) =>
+        `Relay (${database}): a backlog of ${events} events published to the broker, confirmed, in ${seconds.toFixed(2)} s: ${Math.round(events / seconds)} events/s.`,
+    ),
   ];
   return lines.join('\n');
 }

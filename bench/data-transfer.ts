@@ -7,6 +7,12 @@ import { scripts } from '../package.json';
 import { generateRequirements, type DatasetSize, writeTransactionsFile } from './dataset';
 import { referenceBulkLoad } from './reference-bulk-load';
 
+/** The broker the events scenarios publish to, on an exchange of their own (no queue: dropped). */
+export const BENCH_EVENTS = {
+  EVENTS_URL: process.env.BENCH_EVENTS_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+  EVENTS_EXCHANGE: 'property-sales.bench',
+};
+
 /**
  * The import and export commands on a generated data set: transactions/s and the command's peak
  * memory, on a fresh database of each kind. `node dist/bench/data-transfer.js` runs this part alone;
@@ -110,10 +116,12 @@ export async function benchDataTransfer(
   };
   await writeFile(files.requirements, JSON.stringify(generateRequirements(size)));
   await writeTransactionsFile(files.transactions, size);
+  // Events on, as a deployment with a broker runs it: the run's one event commits with it.
   const commandEnv = (url: string) => ({
     DATABASE_URL: url,
     MIGRATIONS_RUN: 'true',
     DEMO_DATA: 'false',
+    ...BENCH_EVENTS,
   });
   const databases: { name: string; create(): Promise<{ url: string; drop(): Promise<void> }> }[] = [
     {

@@ -34,8 +34,9 @@ const HANDLER_BATCH = 100;
 /** A failing consumer waits 1 s, then twice as long each time, up to a minute. */
 const BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
-/** How often events past their retention are purged. */
+/** Events past their retention are purged once a minute, or as often as the retention if shorter. */
 const PURGE_EVERY_MS = 60_000;
+const MIN_PURGE_EVERY_MS = 1000;
 
 /** One reader of the outbox, with its checkpoint: the broker, or one in-process handler. */
 interface Consumer {
@@ -160,7 +161,11 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
       for (const wakeup of this.wakeups.values()) wakeup.wake();
     });
     for (const consumer of this.consumers) this.loops.push(this.run(consumer));
-    this.purgeTimer = setInterval(() => void this.purge(names), PURGE_EVERY_MS);
+    const { retentionMs } = this.config.events;
+    this.purgeTimer = setInterval(
+      () => void this.purge(names),
+      Math.min(Math.max(retentionMs, MIN_PURGE_EVERY_MS), PURGE_EVERY_MS),
+    );
     this.purgeTimer.unref();
   }
 

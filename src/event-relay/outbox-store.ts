@@ -46,6 +46,11 @@ export class OutboxStore {
   private readonly outbox: string;
   private readonly checkpoints: string;
   private readonly timeColumn;
+  /**
+   * The body as stored: mysql2 would parse a MariaDB JSON column, and the relay publishes the text
+   * the unit of work wrote.
+   */
+  private readonly bodyText: string;
 
   constructor(private readonly dataSource: DataSource) {
     const escape = (name: string) => dataSource.driver.escape(name);
@@ -54,6 +59,7 @@ export class OutboxStore {
     this.outbox = escape(outbox.tableName);
     this.checkpoints = escape(dataSource.getMetadata(EventCheckpointEntity).tableName);
     this.timeColumn = outbox.findColumnWithPropertyName('time')!;
+    this.bodyText = this.mysql ? 'CAST(body AS CHAR)' : 'body';
   }
 
   /** Adds the checkpoints missing, each at the last position given: a new consumer starts now. */
@@ -117,7 +123,7 @@ export class OutboxStore {
   /** Up to `limit` events past `position`, in order. */
   async after(manager: EntityManager, position: number, limit: number): Promise<StoredEvent[]> {
     const rows = await manager.query<Row[]>(
-      `SELECT position, event_id, routing_key, time, body FROM ${this.outbox} WHERE position > ? ORDER BY position LIMIT ${limit}`,
+      `SELECT position, event_id, routing_key, time, ${this.bodyText} AS body FROM ${this.outbox} WHERE position > ? ORDER BY position LIMIT ${limit}`,
       [position],
     );
     return rows.map((row) => ({

@@ -1,0 +1,210 @@
+import { DataSource } from 'typeorm';
+import {
+  EventHandlersModule,
+  flaky,
+  type HandlerCall,
+  handlerCalls,
+} from './support/event-handlers.module';
+import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { type Environment, RunningApp } from './support/test-app';
+import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './support/test-database';
+
+const UPDATE = '/api/Transaction/UpdateAgents';
+const HANDLERS = { EVENTS_POLL_MS: '50' };
+
+async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, ms = 10_000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const callsOf = (handler: string, subject?: string): HandlerCall[] =>
+  handlerCalls.filter(
+    (call) => call.handler === handler && (subject === undefined || call.event.subject === subject),
+  );
+
+for (const kind of testDatabaseKinds()) {
+  describe(`Integration events through the outbox [${kind}]`, () => {
+    let database: TestDatabase;
+    let running: RunningApp | undefined;
+
+    const start = async (env: Environment = {}, withHandlers = true) => {
+      await running?.close();
+      running = await RunningApp.start(
+        database.url,
+        { ...HANDLERS, ...env },
+        withHandlers ? [EventHandlersModule] : [],
+      );
+      return running;
+    };
+    const outboxRows = async () => {
+      const [{ n }] = await running!.app
+        .get(DataSource)
+        .query<[{ n: number | string }]>('SELECT COUNT(*) AS n FROM event_outbox');
+      return Number(n);
+    };
+    const update = (body: object, headers: Record<string, string> = {}) =>
+      running!.http
+        .post(UPDATE)
+        .set(headers)
+        .send({ financetype: 'Cash', ...body });
+
+    beforeAll(async () => {
+      database = await createTestDatabase(kind);
+    });
+    beforeEach(() => {
+      handlerCalls.length = 0;
+      flaky.failuresLeft = 0;
+    });
+    afterAll(async () => {
+      await running?.close();
+      await database?.drop();
+    });
+
+    it('writes no outbox row while no broker is set and no module handles events', async () => {
+      const app = await start({}, false);
+      await app.seed({ requirements: CATALOGUE, transactions: [transactionRecord(1)] });
+      await update({ transaction_id: 1, brokerid: 12 }).expect(204);
+      expect(await outboxRows()).toBe(0);
+    });
+
+    it('hands each committed change to every handler once, as it committed', async () => {
+      const app = await start();
+      await app.seed({ transactions: [transactionRecord(2)] });
+      await update(
+        { transaction_id: 2, brokerid: 13, brokername: 'Ana Reyes' },
+        { Authorization: 'ignored' },
+      ).expect(204);
+      const read = await app.http.get('/api/Transaction/GetTransaction/2').expect(200);
+      const [history] = (await app.http.get('/api/Transaction/GetAgentHistory/2').expect(200))
+        .body as { stamp: string }[];
+
+      const [audit] = await eventually(
+        () => callsOf('AuditTrail', '2'),
+        (calls) => calls.length > 0,
+      );
+      expect(audit.inTransaction).toBe(true);
+      expect(audit.event).toMatchObject({
+        type: 'property-sales.transaction.agents-changed',
+        source: 'urn:property-sales-service',
+        subject: '2',
+        time: history.stamp,
+      });
+      expect(audit.event.data).toMatchObject({
+        transaction_id: 2,
+        row_version: 2,
+        etag: read.headers.etag,
+        changes: [
+          { field: 'brokerid', before: 11, after: 13 },
+          { field: 'brokername', before: 'Ramon Dela Cruz', after: 'Ana Reyes' },
+        ],
+      });
+      expect((audit.event.data as { stamp: Date }).stamp).toEqual(new Date(history.stamp));
+      await eventually(
+        () => callsOf('FlakyNotifier', '2'),
+        (calls) => calls.length > 0,
+      );
+      expect(callsOf('AuditTrail', '2')).toHaveLength(1);
+      expect(callsOf('FlakyNotifier', '2')).toHaveLength(1);
+    });
+
+    it('retries a failing handler without holding up the others', async () => {
+      const app = await start();
+      await app.seed({ transactions: [transactionRecord(3)] });
+      flaky.failuresLeft = 2;
+      await update({ transaction_id: 3, managerid: 77 }).expect(204);
+      await eventually(
+        () => callsOf('AuditTrail', '3'),
+        (calls) => calls.length > 0,
+        2000,
+      );
+      // The notifier failed once, and waits a second before its next try.
+      expect(callsOf('FlakyNotifier', '3')).toHaveLength(0);
+      const handled = await eventually(
+        () => callsOf('FlakyNotifier', '3'),
+        (calls) => calls.length > 0,
+      );
+      expect(handled).toHaveLength(1);
+      expect(flaky.failuresLeft).toBe(0);
+      const metrics = (await app.http.get('/metrics').expect(200)).text;
+      expect(metrics).toContain('event_handler_failures_total{handler="FlakyNotifier.notify"} 2');
+      expect(metrics).toContain('events_handled_total{handler="AuditTrail.record"}');
+    });
+
+    it('publishes nothing for a write that is refused or changes nothing', async () => {
+      const app = await start();
+      await app.seed({
+        transactions: [transactionRecord(4), transactionRecord(5, { locked: true })],
+      });
+      await update({ transaction_id: 4, brokerid: 99 }, { 'If-Match': '"4.99"' }).expect(412);
+      await update({ transaction_id: 5, brokerid: 99 }).expect(409);
+      await update({ transaction_id: 404, brokerid: 99 }).expect(404);
+      await update({ transaction_id: 4, brokerid: 'not a number' }).expect(400);
+      await update({ transaction_id: 4, brokerid: 11 }).expect(204);
+      // A change after them: once it is handled, anything before it would have been too.
+      await update({ transaction_id: 4, directorid: 5 }).expect(204);
+      await eventually(
+        () => callsOf('AuditTrail'),
+        (calls) => calls.length > 0,
+      );
+      expect(callsOf('AuditTrail').map((call) => call.event.data)).toEqual([
+        expect.objectContaining({
+          transaction_id: 4,
+          row_version: 2,
+          changes: [{ field: 'directorid', before: 21, after: 5 }],
+        }),
+      ]);
+    });
+
+    it('tells of an import run in one event, with its counts and id ranges', async () => {
+      const app = await start();
+      await app.seed({ transactions: [transactionRecord(20), transactionRecord(7)] });
+      const [imported] = await eventually(
+        () => callsOf('ImportWatcher'),
+        (calls) => calls.length > 0,
+      );
+      expect(imported.event.type).toBe('property-sales.data.imported');
+      expect(imported.event.subject).toBeUndefined();
+      expect(imported.event.data).toMatchObject({
+        transactions_created: 2,
+        transactions_updated: 0,
+        transaction_id_from: 7,
+        transaction_id_to: 20,
+        requirement_types_created: 0,
+        requirement_type_id_from: null,
+      });
+      expect(callsOf('AuditTrail')).toHaveLength(0);
+    });
+
+    it('never runs a handled event again after a restart, and goes on with new ones', async () => {
+      const app = await start();
+      await app.seed({ transactions: [transactionRecord(8)] });
+      await update({ transaction_id: 8, salesagentid: 1 }).expect(204);
+      await eventually(
+        () => callsOf('FlakyNotifier', '8'),
+        (calls) => calls.length > 0,
+      );
+      await start();
+      await update({ transaction_id: 8, salesagentid: 2 }).expect(204);
+      const calls = await eventually(
+        () => callsOf('FlakyNotifier', '8'),
+        (found) => found.length > 1,
+      );
+      expect(calls.map((call) => (call.event.data as { row_version: number }).row_version)).toEqual(
+        [2, 3],
+      );
+      expect(callsOf('AuditTrail', '8')).toHaveLength(2);
+    });
+
+    it('purges events every consumer has, once their retention has passed', async () => {
+      const app = await start({ EVENTS_RETENTION_MS: '0' });
+      await app.seed({ transactions: [transactionRecord(9)] });
+      await update({ transaction_id: 9, brokerid: 3 }).expect(204);
+      expect(await eventually(outboxRows, (rows) => rows === 0, 5000)).toBe(0);
+      expect(callsOf('AuditTrail', '9')).toHaveLength(1);
+    });
+  });
+}
