@@ -5,7 +5,11 @@ import {
   type HandlerCall,
   handlerCalls,
 } from './support/event-handlers.module';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { IMPORT_MAIN, runNode } from './support/processes';
 import { type Environment, RunningApp } from './support/test-app';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './support/test-database';
 
@@ -177,6 +181,31 @@ for (const kind of testDatabaseKinds()) {
         requirement_type_id_from: null,
       });
       expect(callsOf('AuditTrail')).toHaveLength(0);
+    });
+
+    it("tells the service's handlers of an import command's run, with no broker", async () => {
+      await start();
+      const directory = await mkdtemp(join(tmpdir(), 'events-import-'));
+      try {
+        const file = join(directory, 'transactions.json');
+        await writeFile(file, JSON.stringify([transactionRecord(30), transactionRecord(31)]));
+        const result = await runNode(IMPORT_MAIN, ['--transactions', file, '--quiet'], {
+          env: { DATABASE_URL: database.url },
+        });
+        expect(result.stderr).toBe('');
+        expect(result.code).toBe(0);
+      } finally {
+        await rm(directory, { recursive: true, force: true });
+      }
+      const [imported] = await eventually(
+        () => callsOf('ImportWatcher'),
+        (calls) => calls.length > 0,
+      );
+      expect(imported.event.data).toMatchObject({
+        transactions_created: 2,
+        transaction_id_from: 30,
+        transaction_id_to: 31,
+      });
     });
 
     it('never runs a handled event again after a restart, and goes on with new ones', async () => {

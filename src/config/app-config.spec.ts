@@ -471,6 +471,49 @@ describe('loadAppConfig', () => {
     });
   });
 
+  describe('integration events', () => {
+    it('publishes to no broker by default, to the durable exchange property-sales.events', () => {
+      expect(loadAppConfig({}).events).toEqual({
+        url: undefined,
+        exchange: 'property-sales.events',
+        source: 'urn:property-sales-service',
+        retentionMs: 86_400_000,
+        pollMs: 500,
+      });
+    });
+
+    it('reads EVENTS_*, never writing out the broker URL', () => {
+      expect(
+        loadAppConfig({
+          EVENTS_URL: 'amqps://relay:secret@mq.internal:5671/sales',
+          EVENTS_EXCHANGE: 'sales.events',
+          EVENTS_SOURCE: 'https://sales.example.com/property-sales',
+          EVENTS_RETENTION_MS: '3600000',
+          EVENTS_POLL_MS: '100',
+        }).events,
+      ).toEqual({
+        url: 'amqps://relay:secret@mq.internal:5671/sales',
+        exchange: 'sales.events',
+        source: 'https://sales.example.com/property-sales',
+        retentionMs: 3_600_000,
+        pollMs: 100,
+      });
+      const badUrl = configurationErrorOf({ EVENTS_URL: 'http://relay:secret@mq:5672' });
+      expect(badUrl.variables).toEqual(['EVENTS_URL']);
+      expect(badUrl.message).not.toContain('secret');
+      for (const [name, value] of [
+        ['EVENTS_EXCHANGE', 'amq.topic'],
+        ['EVENTS_EXCHANGE', 'two words'],
+        ['EVENTS_SOURCE', 'not a uri'],
+        ['EVENTS_POLL_MS', '0'],
+      ])
+        expect(configurationErrorOf({ [name]: value }).variables).toEqual([name]);
+      expect(loadAppConfig({ EVENTS_SOURCE: '/property-sales' }).events.source).toBe(
+        '/property-sales',
+      );
+    });
+  });
+
   describe('connection limits and shutdown', () => {
     it('bounds every client by default: timeouts, connection caps, a minimum body rate, a drain', () => {
       const config = loadAppConfig({});

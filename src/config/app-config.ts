@@ -514,7 +514,11 @@ function readEvents(reader: EnvironmentReader, env: Environment): EventsConfig {
     'must be 1 to 255 letters, digits, _ . : or -, not starting with amq.',
   );
   const source = reader.text('EVENTS_SOURCE', 'urn:property-sales-service').trim();
-  reader.check('EVENTS_SOURCE', /^\S{1,255}$/.test(source), 'must be a URI reference');
+  reader.check(
+    'EVENTS_SOURCE',
+    source.length <= 255 && (URL.canParse(source) || /^\/[^\s?#]*$/.test(source)),
+    'must be a URI reference: an absolute URI (urn:…, https://…) or a path (/…)',
+  );
   return {
     url,
     exchange,

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { type AppConfig, ConfigurationError, loadAppConfig } from '../config/app-config';
 import { AppConfigModule } from '../config/app-config.module';
 import { DatabaseModule } from '../database/database.module';
+import { Outbox } from '../events/outbox';
 import { setServiceTimeZone, WireModule } from '../wire';
 import { DataImportModule } from './data-import.module';
 import { ImportError } from './import-records';
@@ -27,9 +28,12 @@ class DataCommandModule {
 export async function createCommandContext(): Promise<INestApplicationContext> {
   const config = loadAppConfig(process.env, { serving: false });
   setServiceTimeZone(config.timeZone);
-  return NestFactory.createApplicationContext(DataCommandModule.forRoot(config), {
+  const context = await NestFactory.createApplicationContext(DataCommandModule.forRoot(config), {
     logger: ['error', 'warn'],
   });
+  // The service's consumers hear of what a command changes, broker or not.
+  await context.get(Outbox).enableIfConsumed();
+  return context;
 }
 
 /** The files a data command reads or writes; a list file only beside the records it belongs to. */

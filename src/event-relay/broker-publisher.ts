@@ -95,7 +95,6 @@ export class BrokerPublisher {
                 messageId: event.id,
                 type: this.types.get(event.routingKey),
                 contentType: CLOUD_EVENT_MEDIA_TYPE,
-                contentEncoding: 'utf-8',
                 timestamp: Math.floor(event.time.getTime() / 1000),
                 durable: true,
                 appId: 'property-sales-service',

@@ -1,6 +1,7 @@
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type Row } from '../common/statement';
 import { EventCheckpointEntity, OutboxEventEntity } from '../events/entities';
+import { POSITIONS } from '../events/outbox';
 
 /** An event as the relay reads it from the outbox. */
 export interface StoredEvent {
@@ -19,13 +20,13 @@ export interface Backlog {
   readonly oldest?: Date;
 }
 
-/** The checkpoint row that holds the last position given. */
-export const POSITIONS = '~positions';
-
 /** Events given positions by one step: a burst of UpdateAgents at full speed, in one statement. */
 const POSITION_BATCH = 5000;
 /** Rows one purge statement deletes: short locks, whatever the backlog. */
 const PURGE_BATCH = 10_000;
+
+/** One `?` a value. */
+const placeholders = (values: readonly unknown[]) => values.map(() => '?').join(', ');
 
 /** A datetime column's value as the driver reads it: a Date on MySQL, UTC text on SQLite. */
 function dateOf(value: unknown): Date {
@@ -81,9 +82,10 @@ export class OutboxStore {
 
   /**
    * Gives the committed events without a position theirs, after every position given before; how many
-   * it gave. Run by one instance at a time (the `~positions` row's lock). An event that commits
-   * between the read and the UPDATE inside the range read takes a position in it, still after the
-   * last one given: a consumer never finds a position below its checkpoint appear later.
+   * it gave. Run by one instance at a time (the `~positions` row's lock). The events are named by key,
+   * so the UPDATE locks those rows alone, never a range a writer inserts into. An event still
+   * uncommitted at the read gets a later position: a transaction's next event is inserted only after
+   * it committed (under the transaction's row lock), so its events keep their commit order.
    */
   async givePositions(manager: EntityManager): Promise<number> {
     const [given] = await manager.query<Row[]>(
@@ -94,12 +96,12 @@ export class OutboxStore {
       `SELECT sequence FROM ${this.outbox} WHERE position IS NULL ORDER BY sequence LIMIT ${POSITION_BATCH}`,
     );
     if (!given || waiting.length === 0) return 0;
-    const first = Number(waiting[0].sequence);
-    const last = Number(waiting.at(-1)!.sequence);
-    const offset = Number(given.position) - first + 1;
+    const sequences = waiting.map((row) => Number(row.sequence));
+    const last = sequences.at(-1)!;
+    const offset = Number(given.position) - sequences[0] + 1;
     await manager.query(
-      `UPDATE ${this.outbox} SET position = sequence + ? WHERE position IS NULL AND sequence BETWEEN ? AND ?`,
-      [offset, first, last],
+      `UPDATE ${this.outbox} SET position = sequence + ? WHERE sequence IN (${placeholders(sequences)})`,
+      [offset, ...sequences],
     );
     await manager.query(`UPDATE ${this.checkpoints} SET position = ? WHERE consumer = ?`, [
       last + offset,
@@ -160,20 +162,23 @@ export class OutboxStore {
    */
   async purge(manager: EntityManager, consumers: readonly string[], before: Date): Promise<number> {
     const [row] = await manager.query<Row[]>(
-      `SELECT MIN(position) AS position FROM ${this.checkpoints} WHERE consumer IN (${consumers.map(() => '?').join(', ')})`,
+      `SELECT MIN(position) AS position FROM ${this.checkpoints} WHERE consumer IN (${placeholders(consumers)})`,
       [...consumers],
     );
     if (row?.position == null) return 0;
     const time = this.dataSource.driver.preparePersistentValue(before, this.timeColumn) as unknown;
-    const where = 'position <= ? AND time < ?';
-    // Run in a unit of work's transaction, which has its query runner.
-    const { affected = 0 } = await manager.queryRunner!.query(
-      this.mysql
-        ? `DELETE FROM ${this.outbox} WHERE ${where} ORDER BY position LIMIT ${PURGE_BATCH}`
-        : `DELETE FROM ${this.outbox} WHERE sequence IN (SELECT sequence FROM ${this.outbox} WHERE ${where} ORDER BY position LIMIT ${PURGE_BATCH})`,
-      [row.position, time],
-      true,
-    );
-    return affected;
+    // Named by key, as positions are given: no range lock holds up the writers' inserts.
+    const delivered = (
+      await manager.query<Row[]>(
+        `SELECT sequence FROM ${this.outbox} WHERE position <= ? AND time < ? ORDER BY position LIMIT ${PURGE_BATCH}`,
+        [row.position, time],
+      )
+    ).map((event) => Number(event.sequence));
+    if (delivered.length > 0)
+      await manager.query(
+        `DELETE FROM ${this.outbox} WHERE sequence IN (${placeholders(delivered)})`,
+        delivered,
+      );
+    return delivered.length;
   }
 }

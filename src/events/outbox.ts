@@ -7,7 +7,10 @@ import { type ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { type Write } from '../common/statement';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { cloudEventJson } from './cloud-event';
-import { OutboxEventEntity } from './entities';
+import { EventCheckpointEntity, OutboxEventEntity } from './entities';
+
+/** The checkpoint row that holds the last position given: not a consumer. */
+export const POSITIONS = '~positions';
 import { type IntegrationEvent } from './integration-event';
 
 /** The trace context of the active span (W3C `traceparent`), when tracing is on. */
@@ -63,6 +66,20 @@ export class Outbox {
   /** Turns it on: a consumer of the events is there. */
   enable(): void {
     this.active = true;
+  }
+
+  /**
+   * For a command (the import), which loads no handler: turns it on when the service's consumers have
+   * checkpoints, so the service's in-process handlers hear of the command's changes too.
+   */
+  async enableIfConsumed(): Promise<void> {
+    if (this.active) return;
+    const checkpoints = this.dataSource.getMetadata(EventCheckpointEntity);
+    const [row] = await this.dataSource.query<{ consumer: string }[]>(
+      `SELECT consumer FROM ${this.dataSource.driver.escape(checkpoints.tableName)} WHERE consumer <> ? LIMIT 1`,
+      [POSITIONS],
+    );
+    if (row) this.active = true;
   }
 
   /** Calls `listener` after each commit that wrote events; returns what stops it. */
