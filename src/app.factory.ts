@@ -24,6 +24,7 @@ import {
   REQUEST_ID_HEADER,
 } from './logging/logging.module';
 import { METRICS_PATH, ServiceMetrics } from './metrics/service-metrics';
+import { ASYNCAPI_PATH, createAsyncApiDocument, serveAsyncApi } from './openapi/asyncapi-document';
 import { createOpenApiDocument, OPENAPI_PATHS, serveOpenApi } from './openapi/openapi-document';
 import { setServiceTimeZone, RouteMethods, WireExpressAdapter } from './wire';
 
@@ -142,12 +143,15 @@ export async function createApp(
       ],
     });
   }
-  if (config.swagger === 'protected') protect(app, config, OPENAPI_PATHS);
+  if (config.swagger === 'protected') protect(app, config, [...OPENAPI_PATHS, ASYNCAPI_PATH]);
   if (metrics) {
     if (config.metrics === 'protected') protect(app, config, [METRICS_PATH]);
     app.use(METRICS_PATH, metrics.handler());
   }
   // Before init, so its routes come ahead of the not-found handler.
-  if (config.swagger !== 'off') serveOpenApi(app, createOpenApiDocument(app, config, version));
+  if (config.swagger !== 'off') {
+    serveOpenApi(app, createOpenApiDocument(app, config, version));
+    serveAsyncApi(app, createAsyncApiDocument(app, config, version));
+  }
   return app;
 }

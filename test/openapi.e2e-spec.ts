@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { version } from '../package.json';
 import { createApp } from '../src/app.factory';
 import { loadAppConfig } from '../src/config/app-config';
+import { ASYNCAPI_PATH } from '../src/openapi/asyncapi-document';
 import { createOpenApiDocument, OPENAPI_PATHS } from '../src/openapi/openapi-document';
 import Ajv, { type ValidateFunction } from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
@@ -140,12 +141,14 @@ describe('the OpenAPI document', () => {
       xml: { name: 'ArrayOfRequirement', wrapped: true },
     });
     expect(requirements['application/xml'].example).toMatch(/^<ArrayOfRequirement xmlns:i=/);
-    // Every route the application serves, with its methods, but those serving this document.
+    // Every route the application serves, with its methods, but those serving the API documents.
     const served = app
       .get(RouteMethods)
       .routes()
       .filter(
-        ({ path }) => !OPENAPI_PATHS.some((own) => path === own || path.startsWith(`${own}/`)),
+        ({ path }) =>
+          path !== ASYNCAPI_PATH &&
+          !OPENAPI_PATHS.some((own) => path === own || path.startsWith(`${own}/`)),
       )
       .map(({ path, methods }) => `${methods.sort().join()} ${path.replace(/:(\w+)/g, '{$1}')}`);
     const documented = Object.entries(document.paths).map(

@@ -9,7 +9,7 @@ import {
   SwaggerModule,
 } from '@nestjs/swagger';
 import { type AppConfig } from '../config/app-config';
-import { declaredWireModels, writeWireExamples, XmlCodec } from '../wire';
+import { declaredWireModels, type WireClass, writeWireExamples, XmlCodec } from '../wire';
 
 const DESCRIPTION =
   'Property sales transactions and their document requirements. Every operation speaks JSON ' +
@@ -93,7 +93,7 @@ function declareRequestId(document: OpenAPIObject): void {
 const SCHEMAS = '#/components/schemas/';
 
 /** The schema names a schema reaches through its `$ref`s, itself included. */
-function reachable(document: OpenAPIObject, roots: readonly unknown[]): Set<string> {
+export function reachable(document: OpenAPIObject, roots: readonly unknown[]): Set<string> {
   const schemas = document.components!.schemas!;
   const seen = new Set<string>();
   const visit = (node: unknown): void => {
@@ -155,11 +155,13 @@ function requireResponseMembers(document: OpenAPIObject): void {
 /**
  * The OpenAPI 3 document of the running routes, from the same decorators that validate and write the
  * wire; XML names and the namespace come from the wire models. Deterministic, so it can be committed.
+ * `extraModels` adds the schemas of wire models no route names: the AsyncAPI document's event data.
  */
 export function createOpenApiDocument(
   app: INestApplication,
   config: AppConfig,
   version: string,
+  extraModels: readonly WireClass[] = [],
 ): OpenAPIObject {
   const document = SwaggerModule.createDocument(
     app,
@@ -170,6 +172,7 @@ export function createOpenApiDocument(
       .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'ApiKey')
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'Bearer')
       .build(),
+    { extraModels: [...extraModels] },
   );
   // Which scheme applies depends on AUTH_MODE (none, apikey or jwt); the probes are always open.
   document.security = [{}, { ApiKey: [] }, { Bearer: [] }];

@@ -1,0 +1,392 @@
+import { type Diagnostic, DiagnosticSeverity, Parser } from '@asyncapi/parser';
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { CloudEvent } from 'cloudevents';
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type AsyncMessage, Connection, type Consumer } from 'rabbitmq-client';
+import { CLOUD_EVENT_MEDIA_TYPE } from '../src/events/cloud-event';
+import { declaredIntegrationEvents } from '../src/events/integration-event';
+import { ASYNCAPI_PATH } from '../src/openapi/asyncapi-document';
+import { INT32_MAX, INT32_MIN, wireModelOf } from '../src/wire';
+import { apiKeysVariable } from './support/auth-credentials';
+import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { type Environment, RunningApp } from './support/test-app';
+import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './support/test-database';
+import { UPDATE_AGENTS } from './support/update-agents-cases';
+
+/**
+ * The AsyncAPI document of the integration events: served beside the OpenAPI document and committed
+ * as asyncapi.json, valid for the AsyncAPI parser, its examples valid against their schemas, and
+ * every event the service publishes to a real RabbitMQ (TEST_BROKER_URL, or the local one) valid
+ * against the schema of its message and as a CloudEvent.
+ */
+
+const ROOT = join(__dirname, '..');
+const BROKER_URL = process.env.TEST_BROKER_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+const API_KEY = 'gw-live-7Qm2Xv9Lp4Rt8Wz1Kc6Hn3Bd5Fs0Yj';
+
+// The document is read as plain JSON here: any member may be looked at.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+
+/** Every object schema with `properties` closed to others: a member the document omits fails. */
+function closed(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closed);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const copy: Json = {};
+  for (const [key, value] of Object.entries(schema as Json))
+    copy[key] =
+      key === 'properties' || key === 'definitions'
+        ? Object.fromEntries(
+            Object.entries(value as Json).map(([name, sub]) => [name, closed(sub)]),
+          )
+        : closed(value);
+  if ('properties' in copy) copy.additionalProperties = false;
+  return copy;
+}
+
+/**
+ * A validator of each message's payload, compiled strictly (a keyword JSON Schema does not know
+ * fails), with the document's schemas as its definitions and every object closed.
+ */
+function payloadValidators(document: Json): Map<string, ValidateFunction> {
+  const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: true });
+  addFormats(ajv);
+  ajv.addFormat('int32', {
+    type: 'number',
+    validate: (value: number) =>
+      Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX,
+  });
+  const validators = new Map<string, ValidateFunction>();
+  for (const [name, message] of Object.entries(messagesOf(document))) {
+    const schema = JSON.parse(
+      JSON.stringify({
+        ...(message.payload as Json),
+        definitions: document.components.schemas,
+      }).replaceAll('"#/components/schemas/', '"#/definitions/'),
+    ) as Json;
+    validators.set(name, ajv.compile(closed(schema) as Json));
+  }
+  return validators;
+}
+
+/** The document's messages, by name. */
+const messagesOf = (document: Json) => document.components.messages as Record<string, Json>;
+
+/** What `validate` finds wrong with `value`: none when it is valid. */
+function violations(validate: ValidateFunction, value: unknown): unknown[] {
+  return validate(value) ? [] : [...(validate.errors ?? [])];
+}
+
+/** The message a channel carries, by the `$ref` of its one message. */
+function messageOf(document: Json, channel: Json): [string, Json] {
+  const [reference] = Object.values(channel.messages as Record<string, { $ref: string }>);
+  const name = reference.$ref.split('/').pop()!;
+  return [name, messagesOf(document)[name]];
+}
+
+/** Whether the parser found an error (its severities are another copy of the same enum). */
+const isError = ({ severity }: Diagnostic) => Number(severity) === Number(DiagnosticSeverity.Error);
+
+const committedDocument = async () =>
+  JSON.parse(await readFile(join(ROOT, 'asyncapi.json'), 'utf8')) as Json;
+
+describe('the AsyncAPI document', () => {
+  let running: RunningApp;
+  let document: Json;
+
+  beforeAll(async () => {
+    running = await RunningApp.start('sqlite::memory:');
+    document = (await running.http.get(ASYNCAPI_PATH).expect(200)).body as Json;
+  });
+
+  afterAll(() => running?.close());
+
+  it('is served at /asyncapi-json, outside the API prefix, as committed in asyncapi.json (run `npm run openapi` after changing an event)', async () => {
+    const served = await running.http.get(ASYNCAPI_PATH).expect(200);
+    expect(served.headers['content-type']).toMatch(/^application\/json/);
+    expect(document).toEqual(await committedDocument());
+  });
+
+  it('is valid AsyncAPI 3.0 for the AsyncAPI parser', async () => {
+    const { document: parsed, diagnostics } = await new Parser().parse(JSON.stringify(document));
+    const notes = diagnostics.filter((diagnostic) => !isError(diagnostic));
+    if (notes.length > 0)
+      console.warn(
+        `The AsyncAPI parser's notes on the document:\n${notes
+          .map(({ code, message, path }) => `- ${String(code)}: ${message} (${path.join('/')})`)
+          .join('\n')}`,
+      );
+    expect(diagnostics.filter(isError)).toEqual([]);
+    expect(parsed?.version()).toBe('3.0.0');
+    expect(
+      parsed
+        ?.operations()
+        .all()
+        .map((operation) => operation.action()),
+    ).toEqual(declaredIntegrationEvents().map(() => 'send'));
+    expect(
+      parsed
+        ?.channels()
+        .all()
+        .map((channel) => channel.address())
+        .sort(),
+    ).toEqual(
+      declaredIntegrationEvents()
+        .map(({ routingKey }) => routingKey)
+        .sort(),
+    );
+  });
+
+  it('describes every declared event: a channel at its routing key, its message and a send operation', () => {
+    expect(document.servers).toEqual({
+      broker: expect.objectContaining({ host: 'rabbitmq:5672', protocol: 'amqp' }) as unknown,
+    });
+    expect(document.info.description).toMatch(/at least once/);
+    const events = declaredIntegrationEvents();
+    expect(events.length).toBeGreaterThan(0);
+    expect(Object.keys(document.channels)).toHaveLength(events.length);
+    expect(Object.keys(document.operations)).toHaveLength(events.length);
+    for (const event of events) {
+      const channel = document.channels[event.routingKey];
+      expect(channel.address).toBe(event.routingKey);
+      expect(channel.bindings.amqp).toEqual({
+        is: 'routingKey',
+        exchange: {
+          name: 'property-sales.events',
+          type: 'topic',
+          durable: true,
+          autoDelete: false,
+          vhost: '/',
+        },
+        bindingVersion: '0.3.0',
+      });
+      const [name, message] = messageOf(document, channel);
+      const model = wireModelOf(event.payload);
+      expect(name).toBe(model.schemaName);
+      expect(message).toMatchObject({
+        contentType: CLOUD_EVENT_MEDIA_TYPE,
+        summary: event.summary,
+        description: event.description,
+        bindings: { amqp: { messageType: event.type } },
+      });
+      expect(message.payload.properties.type.const).toBe(event.type);
+      expect((message.payload.required as string[]).includes('subject')).toBe(
+        event.subject !== undefined,
+      );
+      expect(message.payload.properties.data).toEqual({
+        $ref: `#/components/schemas/${model.schemaName}`,
+      });
+      // The data's members as the wire model declares them, in its order, each always written.
+      const data = document.components.schemas[model.schemaName] as Json;
+      const members = model.members.map((member) => member.name);
+      expect(Object.keys(data.properties as Json)).toEqual(members);
+      expect(data.required).toEqual(members);
+      // JSON Schema, not OpenAPI's dialect (Ajv would read `nullable` as OpenAPI does).
+      expect(JSON.stringify(document.components.schemas)).not.toMatch(/"(nullable|xml)":/);
+      const operations = Object.values(document.operations as Record<string, Json>).filter(
+        (operation) => operation.channel.$ref === `#/channels/${event.routingKey}`,
+      );
+      expect(operations).toEqual([
+        expect.objectContaining({
+          action: 'send',
+          messages: [{ $ref: `#/channels/${event.routingKey}/messages/${name}` }],
+        }),
+      ]);
+    }
+  });
+
+  it('gives each message an example, valid against its schema and as a CloudEvent', () => {
+    const validators = payloadValidators(document);
+    for (const [name, message] of Object.entries(messagesOf(document))) {
+      const examples = message.examples as { payload: Json }[];
+      expect(examples.length).toBeGreaterThan(0);
+      for (const { payload } of examples) {
+        expect(violations(validators.get(name)!, payload)).toEqual([]);
+        expect(() => new CloudEvent(payload)).not.toThrow();
+      }
+    }
+  });
+
+  it.each([
+    ['behind the API key when SWAGGER is protected', 'protected', 401],
+    ['not at all when SWAGGER is off', 'off', 404],
+  ])('is served as the OpenAPI document is: %s', async (_, swagger, status) => {
+    const service = await RunningApp.start('sqlite::memory:', {
+      SWAGGER: swagger,
+      AUTH_MODE: 'apikey',
+      AUTH_API_KEYS: apiKeysVariable({ gateway: API_KEY }),
+    });
+    try {
+      expect((await service.http.get(ASYNCAPI_PATH)).status).toBe(status);
+      const withKey = await service.http.get(ASYNCAPI_PATH).set('X-Api-Key', API_KEY);
+      expect(withKey.status).toBe(swagger === 'off' ? 404 : 200);
+      if (swagger !== 'off') expect(withKey.body).toEqual(await committedDocument());
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+/** One message the exchange routed to the test's queue, with its AMQP properties. */
+interface Delivery {
+  readonly routingKey: string;
+  readonly properties: AsyncMessage;
+  /** The body as published, parsed. */
+  readonly event: Json;
+}
+
+/** An exclusive queue bound to the exchange with `#`, keeping every message it receives. */
+class EventCollector {
+  private constructor(
+    private readonly connection: Connection,
+    private readonly consumer: Consumer,
+    readonly deliveries: readonly Delivery[],
+  ) {}
+
+  static async open(exchange: string): Promise<EventCollector> {
+    const connection = new Connection({ url: BROKER_URL, connectionTimeout: 5000 });
+    connection.on('error', () => undefined);
+    try {
+      await connection.onConnect(10_000, true);
+    } catch (error) {
+      await connection.close();
+      throw new Error(
+        `No RabbitMQ at ${BROKER_URL} (TEST_BROKER_URL): these tests need one. ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    const queue = `${exchange}.asyncapi`;
+    const deliveries: Delivery[] = [];
+    const consumer = connection.createConsumer(
+      {
+        queue,
+        noAck: true,
+        queueOptions: { exclusive: true, autoDelete: true },
+        // As the service declares it: the two declarations must agree.
+        exchanges: [{ exchange, type: 'topic', durable: true }],
+        queueBindings: [{ queue, exchange, routingKey: '#' }],
+      },
+      (message) => {
+        deliveries.push({
+          routingKey: message.routingKey,
+          properties: message,
+          event: JSON.parse((message.body as Buffer).toString('utf8')) as Json,
+        });
+      },
+    );
+    consumer.on('error', () => undefined);
+    await new Promise<void>((resolve) => consumer.once('ready', resolve));
+    return new EventCollector(connection, consumer, deliveries);
+  }
+
+  /** Waits until `done` holds, for at most `ms`. */
+  async until(done: (deliveries: readonly Delivery[]) => boolean, ms = 10_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!done(this.deliveries) && Date.now() < deadline) await sleep(25);
+  }
+
+  /** Stops consuming (the queue goes with the connection), deletes the exchange, and closes. */
+  async close(exchange: string): Promise<void> {
+    await this.consumer.close();
+    await this.connection.exchangeDelete({ exchange });
+    await this.connection.close();
+  }
+}
+
+for (const kind of testDatabaseKinds()) {
+  describe(`Published events, against the AsyncAPI document [${kind}]`, () => {
+    const exchange = `property-sales.test.asyncapi.${process.pid}.${randomBytes(4).toString('hex')}`;
+    const env: Environment = {
+      EVENTS_URL: BROKER_URL,
+      EVENTS_EXCHANGE: exchange,
+      EVENTS_POLL_MS: '50',
+    };
+    let database: TestDatabase;
+    let collector: EventCollector;
+    let running: RunningApp;
+    let document: Json;
+
+    beforeAll(async () => {
+      database = await createTestDatabase(kind);
+      collector = await EventCollector.open(exchange);
+      running = await RunningApp.start(database.url, env);
+      document = (await running.http.get(ASYNCAPI_PATH).expect(200)).body as Json;
+    });
+
+    afterAll(async () => {
+      await running?.close();
+      await collector?.close(exchange);
+      await database?.drop();
+    });
+
+    it('names the broker of EVENTS_URL without its credentials, and the exchange of EVENTS_EXCHANGE', async () => {
+      const committed = await committedDocument();
+      const broker = new URL(BROKER_URL);
+      expect(document.servers.broker).toMatchObject({
+        host: `${broker.hostname}:${broker.port || 5672}`,
+        protocol: 'amqp',
+      });
+      if (broker.password) expect(JSON.stringify(document)).not.toContain(broker.password);
+      for (const channel of Object.values(document.channels as Record<string, Json>))
+        expect(channel.bindings.amqp.exchange.name).toBe(exchange);
+      // Nothing else depends on the configuration.
+      const configured = JSON.parse(
+        JSON.stringify(document).replaceAll(exchange, 'property-sales.events'),
+      ) as Json;
+      expect({ ...configured, servers: committed.servers }).toEqual(committed);
+    });
+
+    it('publishes an import and an UpdateAgents as CloudEvents that match their messages', async () => {
+      await running.seed({ requirements: CATALOGUE, transactions: [transactionRecord(1)] });
+      await running.http
+        .post(UPDATE_AGENTS)
+        .send({ transaction_id: 1, financetype: 'Cash', brokerid: 13, brokername: 'Ana Reyes' })
+        .expect(204);
+      const types = declaredIntegrationEvents().map(({ type }) => type);
+      await collector.until((deliveries) =>
+        types.every((type) => deliveries.some(({ event }) => event.type === type)),
+      );
+      expect(new Set(collector.deliveries.map(({ event }) => event.type as string))).toEqual(
+        new Set(types),
+      );
+
+      const validators = payloadValidators(document);
+      for (const { routingKey, properties, event } of collector.deliveries) {
+        const channel = document.channels[routingKey] as Json | undefined;
+        expect(channel).toBeDefined();
+        const [name, message] = messageOf(document, channel!);
+        expect(violations(validators.get(name)!, event)).toEqual([]);
+        expect(() => new CloudEvent(event)).not.toThrow();
+        // JSON is UTF-8 (RFC 8259): no content encoding, which AMQP keeps for compression.
+        expect(properties.contentEncoding).toBeUndefined();
+        expect(properties).toMatchObject({
+          exchange,
+          messageId: event.id,
+          type: message.bindings.amqp.messageType,
+          contentType: message.contentType,
+          durable: true,
+          // The change's time, in whole seconds.
+          timestamp: Math.floor(Date.parse(event.time as string) / 1000),
+        });
+      }
+      const changed = collector.deliveries.find(
+        ({ routingKey }) => routingKey === 'transaction.agents-changed',
+      );
+      expect(changed?.event).toMatchObject({
+        subject: '1',
+        data: {
+          transaction_id: 1,
+          row_version: 2,
+          changes: [
+            { field: 'brokerid', before: 11, after: 13 },
+            { field: 'brokername', before: 'Ramon Dela Cruz', after: 'Ana Reyes' },
+          ],
+        },
+      });
+    });
+  });
+}
