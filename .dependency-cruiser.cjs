@@ -1,6 +1,7 @@
 /**
  * The plan of the code, checked by `npm run lint`: no import cycles between files or folders, the
- * wire layer reached only through its index, and the shared folders importing no feature module.
+ * wire layer reached only through its index, the shared folders importing no feature module, and the
+ * consumer examples importing nothing of the service.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -34,6 +35,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/(common|config|database|logging|auth|health|metrics|wire)/' },
       to: { path: '^src/(transaction|requirement|data-import)/' },
+    },
+    {
+      name: 'examples-stand-alone',
+      comment:
+        'The examples in docs/examples are copied into other projects: they import packages, never the service.',
+      severity: 'error',
+      from: { path: '^docs/examples/' },
+      to: { path: '^(src|test|bench|scripts|dist)/' },
     },
   ],
   options: {

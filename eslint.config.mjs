@@ -19,7 +19,10 @@ export default tseslint.config(
   prettier,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['docs/examples/*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-extraneous-class': 'off',
@@ -35,6 +38,13 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unsafe-declaration-merging': 'off',
       '@typescript-eslint/no-empty-object-type': 'off',
+    },
+  },
+  {
+    // Examples for consumers: plain JavaScript run by Node.js as it stands, typed through JSDoc.
+    files: ['docs/examples/*.mjs'],
+    languageOptions: {
+      globals: { Buffer: 'readonly', console: 'readonly', process: 'readonly' },
     },
   },
   {

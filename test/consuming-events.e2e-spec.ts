@@ -1,0 +1,288 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CloudEvent } from 'cloudevents';
+import { Connection } from 'rabbitmq-client';
+import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { childEnvironment, REPO_ROOT } from './support/processes';
+import { RunningApp } from './support/test-app';
+import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './support/test-database';
+
+/**
+ * The consumer example of docs/consuming-events.md, run as its readers run it (`node
+ * docs/examples/consume-events.mjs <queue>`) against the service publishing to a real RabbitMQ: it
+ * prints each event once, skips a message delivered twice, and after a stop finds the events
+ * committed meanwhile waiting in its durable queue. Each run declares its own exchange and queue and
+ * deletes both after. The broker is TEST_BROKER_URL, or the local one: a run without it fails, as one
+ * without MariaDB does.
+ */
+
+const BROKER_URL = process.env.TEST_BROKER_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+const EXAMPLE = join(REPO_ROOT, 'docs', 'examples', 'consume-events.mjs');
+const UPDATE = '/api/Transaction/UpdateAgents';
+const AGENTS_CHANGED = 'property-sales.transaction.agents-changed';
+const DATA_IMPORTED = 'property-sales.data.imported';
+
+/** An event as the example prints it: the CloudEvent as it was published. */
+interface PrintedEvent {
+  /** Extension attributes (traceparent, when the service traces). */
+  readonly [attribute: string]: unknown;
+  readonly specversion: string;
+  readonly id: string;
+  readonly source: string;
+  readonly type: string;
+  readonly subject?: string;
+  readonly time: string;
+  readonly datacontenttype: string;
+  readonly data: Record<string, unknown>;
+}
+
+/** The example running as a child process: its stdout parsed as events, its stderr kept as text. */
+class ExampleConsumer {
+  private stdoutText = '';
+  private stderrText = '';
+  private readonly exited: Promise<number | null>;
+
+  private constructor(private readonly child: ChildProcess) {
+    child.stdout!.on('data', (chunk: Buffer) => (this.stdoutText += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (this.stderrText += chunk.toString()));
+    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  }
+
+  /** Starts it on `queue`; resolves once it consumes. */
+  static async start(queue: string, env: Record<string, string>): Promise<ExampleConsumer> {
+    const consumer = new ExampleConsumer(
+      spawn(process.execPath, [EXAMPLE, queue], {
+        cwd: REPO_ROOT,
+        env: childEnvironment(env),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    await consumer.until(() => consumer.log.includes(`Consuming ${queue}`), 'to consume');
+    return consumer;
+  }
+
+  /** Every complete line it printed, parsed. */
+  get events(): PrintedEvent[] {
+    return this.stdoutText
+      .split('\n')
+      .slice(0, -1)
+      .map((line) => JSON.parse(line) as PrintedEvent);
+  }
+
+  get log(): string {
+    return this.stderrText;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  async until(condition: () => boolean, what: string, ms = 15_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!condition()) {
+      if (!this.running || Date.now() > deadline)
+        throw new Error(
+          `The example did not come ${what}${this.running ? ` within ${ms} ms` : ' (it exited)'}:\n` +
+            `${this.stdoutText}${this.stderrText}`,
+        );
+      await sleep(25);
+    }
+  }
+
+  /** SIGTERM, as Ctrl-C or an orchestrator stops it; its exit code. */
+  async stop(): Promise<number | null> {
+    if (this.running) this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+const rowVersions = (events: readonly PrintedEvent[], subject: string) =>
+  events
+    .filter((event) => event.type === AGENTS_CHANGED && event.subject === subject)
+    .map((event) => event.data.row_version);
+
+for (const kind of testDatabaseKinds()) {
+  describe(`the consumer example of docs/consuming-events.md [${kind}]`, () => {
+    const label = `${kind}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    const exchange = `property-sales.test.consuming-events.${label}`;
+    const queue = `${exchange}.example`;
+    const handledFile = join(tmpdir(), `property-sales-handled-${label}.txt`);
+    const consumerEnv = {
+      EVENTS_URL: BROKER_URL,
+      EVENTS_EXCHANGE: exchange,
+      EVENTS_HANDLED_FILE: handledFile,
+    };
+    let broker: Connection;
+    let database: TestDatabase;
+    let running: RunningApp;
+    let consumer: ExampleConsumer | undefined;
+    /** Every event either run of the example printed. */
+    const printed: PrintedEvent[] = [];
+
+    const update = (body: object) =>
+      running.http
+        .post(UPDATE)
+        .send({ financetype: 'Cash', ...body })
+        .expect(204);
+    /** Publishes `event` to the exchange as the relay does: the same body, the same message id. */
+    const publishAgain = async (event: PrintedEvent) => {
+      const publisher = broker.createPublisher({ confirm: true });
+      try {
+        await publisher.send(
+          {
+            exchange,
+            routingKey: 'transaction.agents-changed',
+            messageId: event.id,
+            contentType: 'application/cloudevents+json',
+            durable: true,
+          },
+          Buffer.from(JSON.stringify(event)),
+        );
+      } finally {
+        await publisher.close();
+      }
+    };
+
+    beforeAll(async () => {
+      broker = new Connection({ url: BROKER_URL, retryLow: 250, retryHigh: 1000 });
+      broker.on('error', () => undefined);
+      await broker.onConnect(5000, true).catch(() => {
+        throw new Error(`RabbitMQ does not answer at ${BROKER_URL}; bash .ci/run starts one.`);
+      });
+      database = await createTestDatabase(kind);
+      running = await RunningApp.start(database.url, {
+        EVENTS_URL: BROKER_URL,
+        EVENTS_EXCHANGE: exchange,
+        EVENTS_POLL_MS: '50',
+      });
+    });
+
+    afterAll(async () => {
+      await consumer?.stop();
+      await running?.close();
+      await database?.drop();
+      if (broker) {
+        await broker.queueDelete({ queue }).catch(() => undefined);
+        await broker.exchangeDelete({ exchange }).catch(() => undefined);
+        await broker.close();
+      }
+      await rm(handledFile, { force: true });
+    });
+
+    it('prints each event once, a transaction’s in the order they committed', async () => {
+      // Bound before anything is published: an event published to an exchange with no queue for it
+      // reaches nobody.
+      consumer = await ExampleConsumer.start(queue, consumerEnv);
+      await running.seed({
+        requirements: CATALOGUE,
+        transactions: [transactionRecord(1), transactionRecord(2)],
+      });
+      await update({ transaction_id: 1, brokerid: 12 });
+      await update({ transaction_id: 2, managerid: 33 });
+      await update({ transaction_id: 1, brokerid: 13 });
+      await update({ transaction_id: 1, salesagentid: 44, salesagentname: 'Ben Cruz' });
+      await consumer.until(() => consumer!.events.length >= 5, 'to print five events');
+      await sleep(200);
+      const { events } = consumer;
+      printed.push(...events);
+
+      expect(events).toHaveLength(5);
+      expect(new Set(events.map((event) => event.id)).size).toBe(5);
+      for (const event of events) {
+        expect(() => new CloudEvent(event, true)).not.toThrow();
+        expect(event).toMatchObject({
+          specversion: '1.0',
+          source: 'urn:property-sales-service',
+          datacontenttype: 'application/json',
+        });
+      }
+      const imported = events.filter((event) => event.type === DATA_IMPORTED);
+      expect(imported).toHaveLength(1);
+      expect(imported[0].subject).toBeUndefined();
+      expect(imported[0].data).toMatchObject({
+        transactions_created: 2,
+        transaction_id_from: 1,
+        transaction_id_to: 2,
+        requirement_types_created: 3,
+      });
+      expect(rowVersions(events, '1')).toEqual([2, 3, 4]);
+      expect(rowVersions(events, '2')).toEqual([2]);
+      const last = events.filter((event) => event.subject === '1').at(-1)!;
+      const read = await running.http.get('/api/Transaction/GetTransaction/1').expect(200);
+      expect(last.data).toMatchObject({
+        transaction_id: 1,
+        etag: read.headers.etag,
+        changes: [
+          { field: 'salesagentid', before: 41, after: 44 },
+          { field: 'salesagentname', before: 'Angela Cruz', after: 'Ben Cruz' },
+        ],
+      });
+      // The AMQP message id of every message was its event's id.
+      expect(consumer.log).not.toContain('carries event');
+      expect(consumer.log).not.toContain('Rejected');
+    });
+
+    it('skips a message delivered twice, and goes on', async () => {
+      const duplicate = printed.find((event) => event.subject === '1')!;
+      await publishAgain(duplicate);
+      await consumer!.until(
+        () => consumer!.log.includes(`Skipped event ${duplicate.id}: already handled`),
+        'to skip the duplicate',
+      );
+      await update({ transaction_id: 2, managerid: 34 });
+      await consumer!.until(() => consumer!.events.length >= 6, 'to print the next event');
+      await sleep(200);
+      const { events } = consumer!;
+      printed.push(...events.slice(printed.length));
+
+      expect(events).toHaveLength(6);
+      expect(events.filter((event) => event.id === duplicate.id)).toHaveLength(1);
+      expect(rowVersions(events, '2')).toEqual([2, 3]);
+    });
+
+    it('finds what was committed while it was stopped waiting in its queue, each event once', async () => {
+      expect(await consumer!.stop()).toBe(0);
+      expect(consumer!.log).toContain('Stopped.');
+      await update({ transaction_id: 1, brokerid: 14 });
+      await update({ transaction_id: 2, managerid: 35 });
+      // Both published and waiting, with nobody consuming.
+      const deadline = Date.now() + 10_000;
+      let waiting = 0;
+      while (Date.now() < deadline) {
+        ({ messageCount: waiting } = await broker.queueDeclare({ queue, passive: true }));
+        if (waiting >= 2) break;
+        await sleep(50);
+      }
+      expect(waiting).toBeGreaterThanOrEqual(2);
+      // A redelivery of an event the first run handled, behind them: the ids it kept in its file
+      // tell the next run.
+      const duplicate = printed.find((event) => event.subject === '2')!;
+      await publishAgain(duplicate);
+
+      consumer = await ExampleConsumer.start(queue, consumerEnv);
+      await consumer.until(
+        () =>
+          consumer!.events.length >= 2 && consumer!.log.includes(`Skipped event ${duplicate.id}`),
+        'to catch up',
+      );
+      await sleep(200);
+      const { events } = consumer;
+
+      expect(events).toHaveLength(2);
+      expect(rowVersions(events, '1')).toEqual([5]);
+      expect(rowVersions(events, '2')).toEqual([4]);
+      const ids = [...printed, ...events].map((event) => event.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect((await broker.queueDeclare({ queue, passive: true })).messageCount).toBe(0);
+    });
+  });
+}
