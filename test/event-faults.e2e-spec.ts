@@ -1,0 +1,776 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createConnection } from 'mysql2/promise';
+import { type AsyncMessage, Connection, type Consumer } from 'rabbitmq-client';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { AGENTS_CHANGED } from '../src/transaction/transaction.events';
+import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { freePort, ServiceProcess } from './support/processes';
+import { describeOnMariaDb, RunningApp } from './support/test-app';
+import {
+  createTestDatabase,
+  type DatabaseKind,
+  type TestDatabase,
+  testDatabaseKinds,
+} from './support/test-database';
+import { getAgentHistoryPath, UPDATE_AGENTS } from './support/update-agents-cases';
+
+/**
+ * Integration events under faults, against a real RabbitMQ: the broker away for 30 s under load, the
+ * service killed between commit and publish, two instances publishing from one outbox, and writes
+ * that are refused or rolled back. Every test declares its own exchange (EVENTS_EXCHANGE) and reads
+ * what reaches it through a queue bound with `#`; both are deleted after. The broker is
+ * TEST_BROKER_URL, or the local one: a run without it fails, as one without MariaDB does.
+ */
+
+const BROKER_URL = process.env.TEST_BROKER_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+/** How long the broker stays away in the outage test. */
+const OUTAGE_MS = 30_000;
+const EVENT_ENV = { EVENTS_POLL_MS: '100' };
+/** The longest a write load runs, whatever befalls its test. */
+const LOAD_LIMIT_MS = 60_000;
+
+const directories: string[] = [];
+const services: ServiceProcess[] = [];
+
+/** After a test: its loads stopped, then its services. */
+async function stopLoadsAndServices(): Promise<void> {
+  await Promise.allSettled([...loads].map((load) => load.stop()));
+  await Promise.allSettled(services.splice(0).map((service) => service.stop()));
+}
+
+afterAll(async () => {
+  await stopLoadsAndServices();
+  await Promise.all(directories.map((path) => rm(path, { recursive: true, force: true })));
+});
+
+/** A topic exchange name no other test run uses. */
+const uniqueExchange = (label: string) =>
+  `property-sales.test.event-faults.${label}.${process.pid}.${randomBytes(4).toString('hex')}`;
+
+/**
+ * A TCP relay in front of the broker, which the service reaches it through: the test cuts it (open
+ * connections closed, new ones refused) or mutes it (the service's frames still reach the broker,
+ * the broker's answers, its confirms among them, are dropped).
+ */
+class BrokerRelay {
+  private readonly sockets = new Set<Socket>();
+  private muted = false;
+
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {
+    server.on('connection', (client) => this.relay(client));
+  }
+
+  static async start(): Promise<BrokerRelay> {
+    const relay = new BrokerRelay(createServer(), await freePort());
+    await relay.restore();
+    return relay;
+  }
+
+  /** The broker's URL, through the relay. */
+  get url(): string {
+    const url = new URL(BROKER_URL);
+    url.host = `127.0.0.1:${this.port}`;
+    return url.toString();
+  }
+
+  private relay(client: Socket): void {
+    const broker = new URL(BROKER_URL);
+    const upstream = connect({ host: broker.hostname, port: Number(broker.port || 5672) });
+    for (const socket of [client, upstream]) {
+      this.sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        this.sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on('data', (chunk: Buffer) => upstream.write(chunk));
+    upstream.on('data', (chunk: Buffer) => {
+      if (!this.muted) client.write(chunk);
+    });
+  }
+
+  /** Open connections closed, new ones refused. */
+  async cut(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
+  }
+
+  /** Accepting connections again, on the same port. */
+  restore(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.port, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
+  /** Drops whatever the broker sends, on every connection, until `unmute`. */
+  mute(): void {
+    this.muted = true;
+  }
+
+  unmute(): void {
+    this.muted = false;
+  }
+
+  async close(): Promise<void> {
+    if (this.server.listening) await this.cut();
+    else for (const socket of this.sockets) socket.destroy();
+  }
+}
+
+/** One message the exchange routed to the test's queue. */
+interface Delivery {
+  /** The CloudEvents id; the AMQP message id must be the same. */
+  readonly id: string;
+  readonly messageId?: string;
+  readonly type: string;
+  readonly subject?: string;
+  readonly rowVersion?: number;
+  /** When it arrived (Date.now()). */
+  readonly at: number;
+}
+
+/** Declares the exchange, binds a queue of its own to it with `#`, and keeps every message. */
+class EventCollector {
+  readonly deliveries: Delivery[] = [];
+  private consumer?: Consumer;
+
+  private constructor(
+    private readonly connection: Connection,
+    readonly exchange: string,
+    private readonly queue: string,
+  ) {}
+
+  static async open(exchange: string): Promise<EventCollector> {
+    const connection = new Connection({ url: BROKER_URL, connectionTimeout: 5000 });
+    connection.on('error', () => undefined);
+    try {
+      await connection.onConnect(10_000, true);
+    } catch (error) {
+      await connection.close();
+      throw new Error(
+        `No RabbitMQ at ${new URL(BROKER_URL).host} (TEST_BROKER_URL): these tests need one. ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    // As the service declares it: the two declarations must agree.
+    await connection.exchangeDeclare({ exchange, type: 'topic', durable: true });
+    const queue = `${exchange}.all`;
+    await connection.queueDeclare({ queue, durable: false, autoDelete: false });
+    await connection.queueBind({ queue, exchange, routingKey: '#' });
+    const collector = new EventCollector(connection, exchange, queue);
+    const consumer = connection.createConsumer({ queue, noAck: true }, (message) => {
+      collector.deliveries.push(deliveryOf(message));
+    });
+    collector.consumer = consumer;
+    consumer.on('error', () => undefined);
+    await new Promise<void>((resolve) => consumer.once('ready', resolve));
+    return collector;
+  }
+
+  /** The AgentsChanged events received so far. */
+  get agentsChanged(): Delivery[] {
+    return this.deliveries.filter((delivery) => delivery.type === AGENTS_CHANGED.type);
+  }
+
+  /** Waits until `done` holds, for at most `ms`; whether it did. */
+  async until(done: () => boolean, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (!done()) {
+      if (Date.now() > deadline) return false;
+      await sleep(25);
+    }
+    return true;
+  }
+
+  /** Stops consuming, deletes the queue and the exchange, and closes the connection. */
+  async close(): Promise<void> {
+    await this.consumer?.close();
+    await this.connection.queueDelete({ queue: this.queue });
+    await this.connection.exchangeDelete({ exchange: this.exchange });
+    await this.connection.close();
+  }
+}
+
+function deliveryOf(message: AsyncMessage): Delivery {
+  const { body } = message as { body: unknown };
+  const text = Buffer.isBuffer(body)
+    ? body.toString('utf8')
+    : typeof body === 'string'
+      ? body
+      : JSON.stringify(body);
+  const event = JSON.parse(text) as {
+    id: string;
+    type: string;
+    subject?: string;
+    data?: { row_version?: number };
+  };
+  return {
+    id: event.id,
+    messageId: message.messageId,
+    type: event.type,
+    subject: event.subject,
+    rowVersion: event.data?.row_version,
+    at: Date.now(),
+  };
+}
+
+/** What the AgentsChanged deliveries say, against the changes committed. */
+interface DeliveryReport {
+  readonly events: number;
+  readonly distinctIds: number;
+  readonly duplicates: number;
+  /** The most copies of one event received. */
+  readonly mostCopies: number;
+  /** Committed changes (transaction:row_version) no event was received for. */
+  readonly missing: string[];
+  /** Events for no committed change. */
+  readonly unexpected: string[];
+  /** Changes received under more than one id. */
+  readonly changesWithSeveralIds: string[];
+  /** Transactions whose changes first arrived out of row_version order. */
+  readonly outOfOrder: string[];
+  /** Deliveries whose AMQP message id is not the CloudEvents id. */
+  readonly idMismatches: number;
+}
+
+/**
+ * Checks AgentsChanged deliveries against what committed: `committed` maps each transaction id to
+ * its last row version, each change from the seed's (1) on having raised it by one.
+ */
+function reportOn(
+  deliveries: readonly Delivery[],
+  committed: ReadonlyMap<number, number>,
+): DeliveryReport {
+  const copies = new Map<string, number>();
+  const idsOfChange = new Map<string, Set<string>>();
+  const firsts = new Map<string, number[]>();
+  const unexpected: string[] = [];
+  let idMismatches = 0;
+  for (const delivery of deliveries) {
+    if (delivery.messageId !== delivery.id) idMismatches++;
+    copies.set(delivery.id, (copies.get(delivery.id) ?? 0) + 1);
+    const subject = delivery.subject ?? '?';
+    const change = `${subject}:${delivery.rowVersion}`;
+    const last = committed.get(Number(subject));
+    if (last === undefined || !(delivery.rowVersion! >= 2 && delivery.rowVersion! <= last))
+      unexpected.push(change);
+    const ids = idsOfChange.get(change) ?? new Set<string>();
+    if (ids.size === 0) {
+      idsOfChange.set(change, ids);
+      const versions = firsts.get(subject) ?? [];
+      firsts.set(subject, versions);
+      versions.push(delivery.rowVersion!);
+    }
+    ids.add(delivery.id);
+  }
+  const missing: string[] = [];
+  for (const [transactionId, last] of committed)
+    for (let version = 2; version <= last; version++)
+      if (!idsOfChange.has(`${transactionId}:${version}`))
+        missing.push(`${transactionId}:${version}`);
+  return {
+    events: deliveries.length,
+    distinctIds: copies.size,
+    duplicates: deliveries.length - copies.size,
+    mostCopies: Math.max(0, ...copies.values()),
+    missing,
+    unexpected,
+    changesWithSeveralIds: [...idsOfChange].filter(([, ids]) => ids.size > 1).map(([key]) => key),
+    outOfOrder: [...firsts]
+      .filter(([, versions]) => versions.some((version, index) => version <= versions[index - 1]))
+      .map(([subject]) => subject),
+    idMismatches,
+  };
+}
+
+/** Every change of each transaction, as its history tells: its last row version, from the seed's 1. */
+async function committedChanges(
+  baseUrl: string,
+  transactions: readonly number[],
+): Promise<Map<number, number>> {
+  const committed = new Map<number, number>();
+  for (const id of transactions) {
+    const response = await request(baseUrl).get(getAgentHistoryPath(id)).expect(200);
+    committed.set(id, 1 + (response.body as unknown[]).length);
+  }
+  return committed;
+}
+
+/** Loads still running: a failed test's are stopped after it. */
+const loads = new Set<WriteLoad>();
+
+/**
+ * Writers calling UpdateAgents in a loop until stopped, or at the latest after LOAD_LIMIT_MS; each
+ * call a real change (a new brokerid).
+ */
+class WriteLoad {
+  readonly statuses = new Map<number, number>();
+  /** 204s per transaction. */
+  readonly acknowledged = new Map<number, number>();
+  private running = true;
+  private readonly done: Promise<void>;
+  private next = 0;
+
+  constructor(
+    baseUrls: readonly string[],
+    transactions: readonly number[],
+    writers: number,
+    pauseMs = 0,
+  ) {
+    loads.add(this);
+    const deadline = Date.now() + LOAD_LIMIT_MS;
+    this.done = Promise.all(
+      Array.from({ length: writers }, async (_, writer) => {
+        const http = request(baseUrls[writer % baseUrls.length]);
+        while (this.running && Date.now() < deadline) {
+          const call = this.next++;
+          const transactionId = transactions[call % transactions.length];
+          const status = await http
+            .post(UPDATE_AGENTS)
+            .send({ transaction_id: transactionId, financetype: 'Cash', brokerid: 100_000 + call })
+            .then(
+              (response) => response.status,
+              () => 0,
+            );
+          this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
+          if (status === 204)
+            this.acknowledged.set(transactionId, (this.acknowledged.get(transactionId) ?? 0) + 1);
+          if (pauseMs > 0) await sleep(pauseMs);
+        }
+      }),
+    ).then(() => undefined);
+  }
+
+  get writes(): number {
+    return [...this.statuses.values()].reduce((sum, count) => sum + count, 0);
+  }
+
+  /** Stops after the calls in flight; the statuses, `{ 204: n }` when every call was acknowledged. */
+  async stop(): Promise<Record<number, number>> {
+    this.running = false;
+    await this.done;
+    loads.delete(this);
+    return Object.fromEntries(this.statuses);
+  }
+}
+
+async function temporaryDirectory(): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), 'property-sales-event-faults-'));
+  directories.push(directory);
+  return directory;
+}
+
+/** The built service, as operators start it, on `databaseUrl`; resolves once it serves. */
+async function spawnService(
+  databaseUrl: string,
+  env: Record<string, string>,
+): Promise<ServiceProcess> {
+  const service = await ServiceProcess.start({
+    cwd: await temporaryDirectory(),
+    env: {
+      DATABASE_URL: databaseUrl,
+      MIGRATIONS_RUN: 'true',
+      DEMO_DATA: 'false',
+      AUTH_MODE: 'none',
+      LOG_LEVEL: 'info',
+      ...EVENT_ENV,
+      ...env,
+    },
+  });
+  services.push(service);
+  await service.ready();
+  return service;
+}
+
+interface LogLine {
+  readonly level: number;
+  readonly msg?: string;
+  readonly context?: string;
+  readonly time?: string;
+}
+
+/** The relay's log lines so far (whole lines only: the last one may still be being written). */
+function relayLines(service: ServiceProcess): LogLine[] {
+  return service.stdout
+    .split('\n')
+    .slice(0, -1)
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as LogLine)
+    .filter((line) => line.context === 'EventRelay');
+}
+
+/** Seeds `transactions` (and the requirement catalogue) through an app without a broker. */
+async function seed(databaseUrl: string, transactions: readonly number[]): Promise<void> {
+  const app = await RunningApp.start(databaseUrl);
+  try {
+    await app.seed({
+      requirements: CATALOGUE,
+      transactions: transactions.map((id) => transactionRecord(id)),
+    });
+  } finally {
+    await app.close();
+  }
+}
+
+/** A connection of the test's own to the service's database, as another process opens one. */
+function openDatabase(url: string): Promise<DataSource> {
+  const source = url.startsWith('sqlite:')
+    ? new DataSource({ type: 'better-sqlite3', database: url.slice('sqlite:'.length) })
+    : new DataSource({ type: 'mysql', url: url.replace(/^mariadb:/, 'mysql:') });
+  return source.initialize();
+}
+
+/** Events the service's relay had the broker confirm (its events_published_total). */
+async function publishedBy(service: ServiceProcess): Promise<number> {
+  const metrics = (await request(service.baseUrl).get('/metrics').expect(200)).text;
+  return Number(/^events_published_total (\d+)/m.exec(metrics)?.[1] ?? 0);
+}
+
+const report = (figures: object) =>
+  process.stdout.write(`${expect.getState().currentTestName}: ${JSON.stringify(figures)}\n`);
+
+for (const kind of testDatabaseKinds()) {
+  describe(`integration events under faults [${kind}]`, () => {
+    let database: TestDatabase;
+    let collector: EventCollector | undefined;
+    let relay: BrokerRelay | undefined;
+
+    beforeEach(async () => {
+      database = await createTestDatabase(kind);
+    });
+
+    afterEach(async () => {
+      // The relay first: a service waiting for a confirm through it stops at once.
+      await relay?.close();
+      await stopLoadsAndServices();
+      await collector?.close();
+      relay = collector = undefined;
+      await database?.drop();
+    });
+
+    it(`loses no event and refuses no write while the broker is away for ${OUTAGE_MS / 1000} s under concurrent UpdateAgents`, async () => {
+      const transactions = [8101, 8102, 8103, 8104];
+      await seed(database.url, transactions);
+      collector = await EventCollector.open(uniqueExchange('outage'));
+      relay = await BrokerRelay.start();
+      const service = await spawnService(database.url, {
+        EVENTS_URL: relay.url,
+        EVENTS_EXCHANGE: collector.exchange,
+      });
+      const load = new WriteLoad([service.baseUrl], transactions, 6, 10);
+      // Events flow before the outage.
+      expect(await collector.until(() => collector!.agentsChanged.length >= 10, 10_000)).toBe(true);
+
+      await relay.cut();
+      const cutAt = Date.now();
+      const writesBefore = load.writes;
+      const readiness = new Map<number, number>();
+      while (Date.now() - cutAt < OUTAGE_MS) {
+        const { status } = await request(service.baseUrl)
+          .get('/health/ready')
+          .then(
+            (response) => response,
+            () => ({ status: 0 }),
+          );
+        readiness.set(status, (readiness.get(status) ?? 0) + 1);
+        await sleep(250);
+      }
+      const writesDuringCut = load.writes - writesBefore;
+      await relay.restore();
+      const restoredAt = Date.now();
+      // Nothing reaches the exchange while the relay is cut, past what was on its way at the cut.
+      const receivedDuringCut = collector.deliveries.filter(
+        (delivery) => delivery.at > cutAt + 1000 && delivery.at < restoredAt,
+      );
+      await sleep(1000);
+      const statuses = await load.stop();
+
+      const committed = await committedChanges(service.baseUrl, transactions);
+      const drained = await collector.until(
+        () => reportOn(collector!.agentsChanged, committed).missing.length === 0,
+        30_000,
+      );
+      const drainMs = Date.now() - restoredAt;
+      const result = reportOn(collector.agentsChanged, committed);
+      const lines = relayLines(service);
+      const unreachable = lines.filter((line) => /is unreachable/.test(line.msg ?? ''));
+      const reachable = lines.filter((line) => /is reachable again/.test(line.msg ?? ''));
+      report({
+        writes: load.writes,
+        writesDuringCut,
+        statuses,
+        readiness: Object.fromEntries(readiness),
+        eventsDuringCut: receivedDuringCut.length,
+        committedChanges: [...committed.values()].reduce((sum, last) => sum + last - 1, 0),
+        ...result,
+        missing: result.missing.length,
+        reconnectAfterReturnMs: reachable[0]?.time && Date.parse(reachable[0].time) - restoredAt,
+        drainAfterReturnMs: drainMs,
+        unreachableLines: unreachable.length,
+      });
+
+      expect(statuses).toEqual({ 204: load.writes });
+      expect(writesDuringCut).toBeGreaterThan(100);
+      // Every acknowledged change, and nothing else, is in the history.
+      expect(Object.fromEntries(committed)).toEqual(
+        Object.fromEntries(transactions.map((id) => [id, 1 + (load.acknowledged.get(id) ?? 0)])),
+      );
+      expect(readiness.get(200)).toBeGreaterThan(OUTAGE_MS / 1000);
+      expect([...readiness.keys()]).toEqual([200]);
+      expect(receivedDuringCut).toEqual([]);
+      expect(drained).toBe(true);
+      expect(result).toMatchObject({
+        missing: [],
+        unexpected: [],
+        changesWithSeveralIds: [],
+        outOfOrder: [],
+        idMismatches: 0,
+      });
+      expect(unreachable).toHaveLength(1);
+      expect(unreachable[0].level).toBe(40);
+      expect(reachable).toHaveLength(1);
+    }, 120_000);
+
+    it('publishes an event whose instance was killed (SIGKILL) between commit and confirm after the restart: once or twice, with one id', async () => {
+      const transactions = [8201, 8202, 8203];
+      const WRITES = 30;
+      await seed(database.url, transactions);
+      collector = await EventCollector.open(uniqueExchange('sigkill'));
+      relay = await BrokerRelay.start();
+      const env = {
+        EVENTS_URL: relay.url,
+        EVENTS_EXCHANGE: collector.exchange,
+        // The relay waits up to 8 s for confirms: one attempt before the kill, not a retry.
+        DATABASE_TIMEOUT_MS: '10000',
+      };
+      const first = await spawnService(database.url, env);
+      const change = (transactionId: number, brokerid: number) =>
+        request(first.baseUrl)
+          .post(UPDATE_AGENTS)
+          .send({ transaction_id: transactionId, financetype: 'Cash', brokerid })
+          .expect(204);
+      // A first change published and confirmed: the publisher's channel is open.
+      await change(transactions[0], 199_999);
+      expect(await collector.until(() => collector!.agentsChanged.length === 1, 10_000)).toBe(true);
+      const confirmed = Date.now() + 5000;
+      while ((await publishedBy(first)) < 1 && Date.now() < confirmed) await sleep(50);
+      expect(await publishedBy(first)).toBe(1);
+
+      // The service's frames reach the broker, which routes its events; no confirm comes back.
+      relay.mute();
+      for (let call = 0; call < WRITES; call += transactions.length)
+        await Promise.all(
+          transactions.map((transactionId, index) => change(transactionId, 200_000 + call + index)),
+        );
+      // The first publish has reached the broker, unconfirmed.
+      expect(await collector.until(() => collector!.agentsChanged.length > 1, 5000)).toBe(true);
+      first.child.kill('SIGKILL');
+      expect(await first.exit()).toEqual({ code: null, signal: 'SIGKILL' });
+
+      // Every change committed; the broker's checkpoint is past none of them.
+      const outbox = await openDatabase(database.url);
+      try {
+        const [{ unconfirmed }] = await outbox.query<[{ unconfirmed: number | string }]>(
+          `SELECT COUNT(*) AS unconfirmed FROM event_outbox WHERE routing_key = ? AND (position IS NULL OR position > (SELECT position FROM event_checkpoint WHERE consumer = 'broker'))`,
+          [AGENTS_CHANGED.routingKey],
+        );
+        expect(Number(unconfirmed)).toBe(WRITES);
+      } finally {
+        await outbox.destroy();
+      }
+      // What the killed instance sent has landed; the warm-up's event aside.
+      await sleep(300);
+      const beforeKill = collector.agentsChanged.length - 1;
+
+      relay.unmute();
+      const restartedAt = Date.now();
+      const second = await spawnService(database.url, env);
+      const committed = await committedChanges(second.baseUrl, transactions);
+      expect([...committed.values()].reduce((sum, last) => sum + last - 1, 0)).toBe(WRITES + 1);
+      const drained = await collector.until(
+        () => reportOn(collector!.agentsChanged, committed).missing.length === 0,
+        20_000,
+      );
+      const drainMs = Date.now() - restartedAt;
+      // Anything sent twice after the restart would be in by now.
+      await sleep(500);
+      const result = reportOn(collector.agentsChanged, committed);
+      report({
+        writes: WRITES,
+        receivedBeforeKill: beforeKill,
+        ...result,
+        missing: result.missing.length,
+        drainAfterRestartMs: drainMs,
+      });
+      expect(drained).toBe(true);
+      expect(result).toMatchObject({
+        missing: [],
+        unexpected: [],
+        changesWithSeveralIds: [],
+        outOfOrder: [],
+        idMismatches: 0,
+        distinctIds: WRITES + 1,
+      });
+      expect(result.mostCopies).toBeLessThanOrEqual(2);
+      // What reached the broker before the kill came again, under the same ids.
+      expect(result.duplicates).toBe(beforeKill);
+    }, 90_000);
+
+    it('publishes nothing for a write that is refused or rolled back, or that changes nothing', async () => {
+      const [OPEN, LOCKED] = [8401, 8402];
+      collector = await EventCollector.open(uniqueExchange('refused'));
+      const running = await RunningApp.start(database.url, {
+        ...EVENT_ENV,
+        EVENTS_URL: BROKER_URL,
+        EVENTS_EXCHANGE: collector.exchange,
+        DATABASE_TIMEOUT_MS: '1500',
+      });
+      try {
+        await running.seed({
+          requirements: CATALOGUE,
+          transactions: [transactionRecord(OPEN), transactionRecord(LOCKED, { locked: true })],
+        });
+        const update = (body: object) =>
+          running.http.post(UPDATE_AGENTS).send({ financetype: 'Cash', ...body });
+        // The import's own event: the relay publishes.
+        expect(await collector.until(() => collector!.deliveries.length > 0, 10_000)).toBe(true);
+
+        await update({ transaction_id: LOCKED, brokerid: 99 }).expect(409);
+        await update({ transaction_id: OPEN, brokerid: 99 })
+          .set('If-Match', `"${OPEN}.99"`)
+          .expect(412);
+        await update({ transaction_id: OPEN, brokerid: 'not a number' }).expect(400);
+        await update({ transaction_id: 404_404, brokerid: 99 }).expect(404);
+        // The values it already has.
+        await update({ transaction_id: OPEN, brokerid: 11, brokername: 'Ramon Dela Cruz' }).expect(
+          204,
+        );
+        if (kind === 'mariadb') {
+          // Its request answered 503 while another session held the row; once the row is free its
+          // unit goes on, and rolls back instead of committing late.
+          const holder = await createConnection({
+            uri: database.url.replace(/^mariadb:/, 'mysql:'),
+          });
+          try {
+            await holder.query('START TRANSACTION');
+            await holder.query(
+              'SELECT * FROM sales_transaction WHERE transaction_id = ? FOR UPDATE',
+              [OPEN],
+            );
+            await update({ transaction_id: OPEN, brokerid: 98 }).expect(503);
+          } finally {
+            await holder.query('ROLLBACK');
+            await holder.end();
+          }
+          await sleep(500);
+        }
+        // The one real change, after all of them: once its event is in, theirs would have been.
+        await update({ transaction_id: OPEN, directorid: 5 }).expect(204);
+        expect(await collector.until(() => collector!.agentsChanged.length > 0, 10_000)).toBe(true);
+        await sleep(500);
+
+        const history = (await running.http.get(getAgentHistoryPath(OPEN)).expect(200))
+          .body as unknown[];
+        expect(history).toHaveLength(1);
+        expect(
+          collector.agentsChanged.map(({ subject, rowVersion }) => ({ subject, rowVersion })),
+        ).toEqual([{ subject: String(OPEN), rowVersion: 2 }]);
+        expect(collector.deliveries.map((delivery) => delivery.type)).toEqual([
+          'property-sales.data.imported',
+          AGENTS_CHANGED.type,
+        ]);
+        // The outbox holds that change's event alone.
+        const [{ stored }] = await running.app
+          .get(DataSource)
+          .query<[{ stored: number | string }]>(
+            'SELECT COUNT(*) AS stored FROM event_outbox WHERE routing_key = ?',
+            [AGENTS_CHANGED.routingKey],
+          );
+        expect(Number(stored)).toBe(1);
+      } finally {
+        await running.close();
+      }
+    }, 60_000);
+  });
+}
+
+describeOnMariaDb('integration events from two instances on one MariaDB', () => {
+  let database: TestDatabase;
+  let collector: EventCollector | undefined;
+  const kind: DatabaseKind = 'mariadb';
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+  });
+
+  afterAll(async () => {
+    await stopLoadsAndServices();
+    await collector?.close();
+    await database?.drop();
+  });
+
+  it('publishes every change made through either instance, each transaction in order', async () => {
+    const transactions = [8301, 8302, 8303, 8304, 8305];
+    await seed(database.url, transactions);
+    collector = await EventCollector.open(uniqueExchange('two-instances'));
+    const env = { EVENTS_URL: BROKER_URL, EVENTS_EXCHANGE: collector.exchange };
+    const instances = await Promise.all([
+      spawnService(database.url, env),
+      spawnService(database.url, env),
+    ]);
+    const load = new WriteLoad(
+      instances.map((instance) => instance.baseUrl),
+      transactions,
+      8,
+    );
+    await sleep(8000);
+    const statuses = await load.stop();
+    const stoppedAt = Date.now();
+
+    const committed = await committedChanges(instances[0].baseUrl, transactions);
+    const drained = await collector.until(
+      () => reportOn(collector!.agentsChanged, committed).missing.length === 0,
+      20_000,
+    );
+    const drainMs = Date.now() - stoppedAt;
+    const result = reportOn(collector.agentsChanged, committed);
+    const published = await Promise.all(instances.map((instance) => publishedBy(instance)));
+    report({
+      writes: load.writes,
+      statuses,
+      committedChanges: [...committed.values()].reduce((sum, last) => sum + last - 1, 0),
+      ...result,
+      missing: result.missing.length,
+      publishedByEachInstance: published,
+      drainAfterLoadMs: drainMs,
+    });
+    expect(statuses).toEqual({ 204: load.writes });
+    expect(Object.fromEntries(committed)).toEqual(
+      Object.fromEntries(transactions.map((id) => [id, 1 + (load.acknowledged.get(id) ?? 0)])),
+    );
+    expect(drained).toBe(true);
+    expect(result).toMatchObject({
+      missing: [],
+      unexpected: [],
+      changesWithSeveralIds: [],
+      outOfOrder: [],
+      idMismatches: 0,
+    });
+  }, 90_000);
+});
