@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { createConnection } from 'mysql2/promise';
+import { Connection, type Consumer } from 'rabbitmq-client';
 import {
   childEnvironment,
   freePort,
@@ -534,5 +535,81 @@ describeOnMariaDb('tracing on MariaDB', () => {
     );
     expect(databaseSpans(spans).length).toBeGreaterThanOrEqual(2);
     for (const body of collector.bodies) expect(body).not.toContain(SECRET);
+  });
+});
+
+describe('the events of a traced request', () => {
+  const exchange = `property-sales.tracing-test.${randomBytes(4).toString('hex')}`;
+  const rabbit = new Connection('amqp://guest:guest@127.0.0.1:5672');
+  const received: Record<string, unknown>[] = [];
+  let consumer: Consumer;
+
+  beforeAll(async () => {
+    await rabbit.exchangeDeclare({ exchange, type: 'topic', durable: true });
+    consumer = rabbit.createConsumer(
+      {
+        queue: `${exchange}.audit`,
+        queueOptions: { exclusive: true },
+        queueBindings: [{ exchange, routingKey: '#' }],
+      },
+      (message) => {
+        received.push(JSON.parse((message.body as Buffer).toString()) as Record<string, unknown>);
+      },
+    );
+  });
+
+  afterAll(async () => {
+    await consumer.close();
+    await rabbit.exchangeDelete({ exchange });
+    await rabbit.close();
+  });
+
+  /** UpdateAgents of the demo transaction with the caller's traceparent; the event it published. */
+  async function changeAgents(
+    service: ServiceProcess,
+    traceparent: string,
+    brokerid: number,
+  ): Promise<Record<string, unknown>> {
+    expect(
+      await send(service, '/api/Transaction/UpdateAgents', `events-${brokerid}`, {
+        method: 'POST',
+        headers: { traceparent, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ transaction_id: DEMO_TRANSACTION, financetype: 'Cash', brokerid }),
+      }),
+    ).toBe(204);
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const event = received.find(
+        (candidate) =>
+          (candidate.data as { changes: { after: unknown }[] }).changes[0].after === brokerid,
+      );
+      if (event) return event;
+      if (Date.now() > deadline) throw new Error(`No event for brokerid ${brokerid}`);
+      await delay(20);
+    }
+  }
+
+  it("carries the W3C traceparent of the request's trace when tracing is on", async () => {
+    const collector = await startCollector();
+    const service = await spawnService({
+      ...tracingTo(collector.endpoint),
+      EVENTS_URL: 'amqp://guest:guest@127.0.0.1:5672',
+      EVENTS_EXCHANGE: exchange,
+    });
+    const caller = callerTraceparent();
+    const event = await changeAgents(service, caller.header, 701);
+    expect(event.traceparent).toMatch(new RegExp(`^00-${caller.traceId}-[0-9a-f]{16}-01$`));
+    const spans = await collector.trace(caller.traceId, (found) => found.some(isServerSpan));
+    const spanId = (event.traceparent as string).split('-')[2];
+    expect(spans.map((span) => span.spanId)).toContain(spanId);
+  });
+
+  it('carries none when tracing is off', async () => {
+    const service = await spawnService({
+      EVENTS_URL: 'amqp://guest:guest@127.0.0.1:5672',
+      EVENTS_EXCHANGE: exchange,
+    });
+    const event = await changeAgents(service, callerTraceparent().header, 702);
+    expect(event).not.toHaveProperty('traceparent');
   });
 });

@@ -39,9 +39,11 @@ export class BrokerPublisher {
   );
   private down = false;
 
+  /** `unroutable`: told of each event the exchange had no queue for (the broker dropped it). */
   constructor(
     url: string,
     private readonly exchange: string,
+    unroutable: () => void,
   ) {
     this.label = brokerLabel(url);
     this.connection = new Connection({
@@ -61,6 +63,7 @@ export class BrokerPublisher {
     });
     this.publisher = this.connection.createPublisher({
       confirm: true,
+      onReturn: unroutable,
       exchanges: [{ exchange, type: 'topic', durable: true }],
     });
   }
@@ -97,6 +100,8 @@ export class BrokerPublisher {
                 contentType: CLOUD_EVENT_MEDIA_TYPE,
                 timestamp: Math.floor(event.time.getTime() / 1000),
                 durable: true,
+                // Returned, and counted, when no queue is bound for it: the broker confirms it anyway.
+                mandatory: true,
                 appId: 'property-sales-service',
               },
               Buffer.from(event.body),

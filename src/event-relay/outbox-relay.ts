@@ -77,6 +77,7 @@ class Wakeup {
 interface RelayMetrics {
   readonly published: Counter;
   readonly publishFailures: Counter;
+  readonly unroutable: Counter;
   readonly latency: Histogram;
   readonly handled: Counter<'handler'>;
   readonly handlerFailures: Counter<'handler'>;
@@ -128,7 +129,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
   onModuleInit(): void {
     const { url, exchange } = this.config.events;
     if (url) {
-      const broker = new BrokerPublisher(url, exchange);
+      const broker = new BrokerPublisher(url, exchange, () => this.metrics.unroutable.inc());
       this.broker = broker;
       this.consumers.push(this.brokerConsumer(broker));
     }
@@ -381,6 +382,11 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
       publishFailures: new Counter({
         name: 'events_publish_failures_total',
         help: 'Publish steps that failed (broker unreachable, refused or unconfirmed); their events are published again.',
+        registers,
+      }),
+      unroutable: new Counter({
+        name: 'events_unroutable_total',
+        help: 'Events the broker confirmed with no queue bound for their routing key: nobody received them.',
         registers,
       }),
       latency: new Histogram({

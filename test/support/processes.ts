@@ -58,7 +58,8 @@ const SERVICE_VARIABLES = [
 export function childEnvironment(env: Record<string, string>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const name of SERVICE_VARIABLES) delete base[name];
-  for (const name of Object.keys(base)) if (name.startsWith('OTEL_')) delete base[name];
+  for (const name of Object.keys(base))
+    if (name.startsWith('OTEL_') || name.startsWith('EVENTS_')) delete base[name];
   return { ...base, SHUTDOWN_DRAIN_MS: '0', ...env };
 }
 
