@@ -2,16 +2,14 @@ import { type Diagnostic, DiagnosticSeverity, Parser } from '@asyncapi/parser';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { CloudEvent } from 'cloudevents';
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type AsyncMessage, Connection, type Consumer } from 'rabbitmq-client';
 import { CLOUD_EVENT_MEDIA_TYPE } from '../src/events/cloud-event';
 import { declaredIntegrationEvents } from '../src/events/integration-event';
 import { ASYNCAPI_PATH } from '../src/openapi/asyncapi-document';
 import { INT32_MAX, INT32_MIN, wireModelOf } from '../src/wire';
 import { apiKeysVariable } from './support/auth-credentials';
+import { EventCollector, TEST_BROKER_URL, uniqueExchange } from './support/event-collector';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { type Environment, RunningApp } from './support/test-app';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './support/test-database';
@@ -25,7 +23,6 @@ import { UPDATE_AGENTS } from './support/update-agents-cases';
  */
 
 const ROOT = join(__dirname, '..');
-const BROKER_URL = process.env.TEST_BROKER_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const API_KEY = 'gw-live-7Qm2Xv9Lp4Rt8Wz1Kc6Hn3Bd5Fs0Yj';
 
 // The document is read as plain JSON here: any member may be looked at.
@@ -231,77 +228,11 @@ describe('the AsyncAPI document', () => {
   });
 });
 
-/** One message the exchange routed to the test's queue, with its AMQP properties. */
-interface Delivery {
-  readonly routingKey: string;
-  readonly properties: AsyncMessage;
-  /** The body as published, parsed. */
-  readonly event: Json;
-}
-
-/** An exclusive queue bound to the exchange with `#`, keeping every message it receives. */
-class EventCollector {
-  private constructor(
-    private readonly connection: Connection,
-    private readonly consumer: Consumer,
-    readonly deliveries: readonly Delivery[],
-  ) {}
-
-  static async open(exchange: string): Promise<EventCollector> {
-    const connection = new Connection({ url: BROKER_URL, connectionTimeout: 5000 });
-    connection.on('error', () => undefined);
-    try {
-      await connection.onConnect(10_000, true);
-    } catch (error) {
-      await connection.close();
-      throw new Error(
-        `No RabbitMQ at ${BROKER_URL} (TEST_BROKER_URL): these tests need one. ${(error as Error).message}`,
-        { cause: error },
-      );
-    }
-    const queue = `${exchange}.asyncapi`;
-    const deliveries: Delivery[] = [];
-    const consumer = connection.createConsumer(
-      {
-        queue,
-        noAck: true,
-        queueOptions: { exclusive: true, autoDelete: true },
-        // As the service declares it: the two declarations must agree.
-        exchanges: [{ exchange, type: 'topic', durable: true }],
-        queueBindings: [{ queue, exchange, routingKey: '#' }],
-      },
-      (message) => {
-        deliveries.push({
-          routingKey: message.routingKey,
-          properties: message,
-          event: JSON.parse((message.body as Buffer).toString('utf8')) as Json,
-        });
-      },
-    );
-    consumer.on('error', () => undefined);
-    await new Promise<void>((resolve) => consumer.once('ready', resolve));
-    return new EventCollector(connection, consumer, deliveries);
-  }
-
-  /** Waits until `done` holds, for at most `ms`. */
-  async until(done: (deliveries: readonly Delivery[]) => boolean, ms = 10_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!done(this.deliveries) && Date.now() < deadline) await sleep(25);
-  }
-
-  /** Stops consuming (the queue goes with the connection), deletes the exchange, and closes. */
-  async close(exchange: string): Promise<void> {
-    await this.consumer.close();
-    await this.connection.exchangeDelete({ exchange });
-    await this.connection.close();
-  }
-}
-
 for (const kind of testDatabaseKinds()) {
   describe(`Published events, against the AsyncAPI document [${kind}]`, () => {
-    const exchange = `property-sales.test.asyncapi.${process.pid}.${randomBytes(4).toString('hex')}`;
+    const exchange = uniqueExchange('asyncapi');
     const env: Environment = {
-      EVENTS_URL: BROKER_URL,
+      EVENTS_URL: TEST_BROKER_URL,
       EVENTS_EXCHANGE: exchange,
       EVENTS_POLL_MS: '50',
     };
@@ -319,13 +250,13 @@ for (const kind of testDatabaseKinds()) {
 
     afterAll(async () => {
       await running?.close();
-      await collector?.close(exchange);
+      await collector?.close();
       await database?.drop();
     });
 
     it('names the broker of EVENTS_URL without its credentials, and the exchange of EVENTS_EXCHANGE', async () => {
       const committed = await committedDocument();
-      const broker = new URL(BROKER_URL);
+      const broker = new URL(TEST_BROKER_URL);
       expect(document.servers.broker).toMatchObject({
         host: `${broker.hostname}:${broker.port || 5672}`,
         protocol: 'amqp',
@@ -350,9 +281,7 @@ for (const kind of testDatabaseKinds()) {
       await collector.until((deliveries) =>
         types.every((type) => deliveries.some(({ event }) => event.type === type)),
       );
-      expect(new Set(collector.deliveries.map(({ event }) => event.type as string))).toEqual(
-        new Set(types),
-      );
+      expect(new Set(collector.deliveries.map(({ event }) => event.type))).toEqual(new Set(types));
 
       const validators = payloadValidators(document);
       for (const { routingKey, properties, event } of collector.deliveries) {

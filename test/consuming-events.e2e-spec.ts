@@ -1,11 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CloudEvent } from 'cloudevents';
-import { Connection } from 'rabbitmq-client';
+import { EventCollector, TEST_BROKER_URL, uniqueExchange } from './support/event-collector';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { childEnvironment, REPO_ROOT } from './support/processes';
 import { RunningApp } from './support/test-app';
@@ -15,12 +14,11 @@ import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './supp
  * The consumer example of docs/consuming-events.md, run as its readers run it (`node
  * docs/examples/consume-events.mjs <queue>`) against the service publishing to a real RabbitMQ: it
  * prints each event once, skips a message delivered twice, and after a stop finds the events
- * committed meanwhile waiting in its durable queue. Each run declares its own exchange and queue and
- * deletes both after. The broker is TEST_BROKER_URL, or the local one: a run without it fails, as one
- * without MariaDB does.
+ * committed meanwhile waiting in its durable queue. Each run declares its own exchange and queue (an
+ * EventCollector declares the exchange and deletes both after). The broker is TEST_BROKER_URL, or the
+ * local one: a run without it fails, as one without MariaDB does.
  */
 
-const BROKER_URL = process.env.TEST_BROKER_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const EXAMPLE = join(REPO_ROOT, 'docs', 'examples', 'consume-events.mjs');
 const UPDATE = '/api/Transaction/UpdateAgents';
 const AGENTS_CHANGED = 'property-sales.transaction.agents-changed';
@@ -112,16 +110,16 @@ const rowVersions = (events: readonly PrintedEvent[], subject: string) =>
 
 for (const kind of testDatabaseKinds()) {
   describe(`the consumer example of docs/consuming-events.md [${kind}]`, () => {
-    const label = `${kind}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    const exchange = `property-sales.test.consuming-events.${label}`;
+    const exchange = uniqueExchange(`consuming-events.${kind}`);
     const queue = `${exchange}.example`;
-    const handledFile = join(tmpdir(), `property-sales-handled-${label}.txt`);
+    const handledFile = join(tmpdir(), `${exchange}.handled.txt`);
     const consumerEnv = {
-      EVENTS_URL: BROKER_URL,
+      EVENTS_URL: TEST_BROKER_URL,
       EVENTS_EXCHANGE: exchange,
       EVENTS_HANDLED_FILE: handledFile,
     };
-    let broker: Connection;
+    /** The exchange's collector: its connection publishes again and counts what waits. */
+    let broker: EventCollector;
     let database: TestDatabase;
     let running: RunningApp;
     let consumer: ExampleConsumer | undefined;
@@ -135,7 +133,7 @@ for (const kind of testDatabaseKinds()) {
         .expect(204);
     /** Publishes `event` to the exchange as the relay does: the same body, the same message id. */
     const publishAgain = async (event: PrintedEvent) => {
-      const publisher = broker.createPublisher({ confirm: true });
+      const publisher = broker.connection.createPublisher({ confirm: true });
       try {
         await publisher.send(
           {
@@ -153,14 +151,10 @@ for (const kind of testDatabaseKinds()) {
     };
 
     beforeAll(async () => {
-      broker = new Connection({ url: BROKER_URL, retryLow: 250, retryHigh: 1000 });
-      broker.on('error', () => undefined);
-      await broker.onConnect(5000, true).catch(() => {
-        throw new Error(`RabbitMQ does not answer at ${BROKER_URL}; bash .ci/run starts one.`);
-      });
+      broker = await EventCollector.open(exchange);
       database = await createTestDatabase(kind);
       running = await RunningApp.start(database.url, {
-        EVENTS_URL: BROKER_URL,
+        EVENTS_URL: TEST_BROKER_URL,
         EVENTS_EXCHANGE: exchange,
         EVENTS_POLL_MS: '50',
       });
@@ -170,11 +164,7 @@ for (const kind of testDatabaseKinds()) {
       await consumer?.stop();
       await running?.close();
       await database?.drop();
-      if (broker) {
-        await broker.queueDelete({ queue }).catch(() => undefined);
-        await broker.exchangeDelete({ exchange }).catch(() => undefined);
-        await broker.close();
-      }
+      await broker?.close(queue);
       await rm(handledFile, { force: true });
     });
 
@@ -258,7 +248,10 @@ for (const kind of testDatabaseKinds()) {
       const deadline = Date.now() + 10_000;
       let waiting = 0;
       while (Date.now() < deadline) {
-        ({ messageCount: waiting } = await broker.queueDeclare({ queue, passive: true }));
+        ({ messageCount: waiting } = await broker.connection.queueDeclare({
+          queue,
+          passive: true,
+        }));
         if (waiting >= 2) break;
         await sleep(50);
       }
@@ -282,7 +275,7 @@ for (const kind of testDatabaseKinds()) {
       expect(rowVersions(events, '2')).toEqual([4]);
       const ids = [...printed, ...events].map((event) => event.id);
       expect(new Set(ids).size).toBe(ids.length);
-      expect((await broker.queueDeclare({ queue, passive: true })).messageCount).toBe(0);
+      expect((await broker.connection.queueDeclare({ queue, passive: true })).messageCount).toBe(0);
     });
   });
 }

@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { createConnection } from 'mysql2/promise';
-import { Connection, type Consumer } from 'rabbitmq-client';
+import { AGENTS_CHANGED } from '../src/transaction/transaction.events';
+import {
+  type Delivery,
+  EventCollector,
+  type PublishedEvent,
+  TEST_BROKER_URL,
+  uniqueExchange,
+} from './support/event-collector';
 import {
   childEnvironment,
   freePort,
@@ -539,37 +546,21 @@ describeOnMariaDb('tracing on MariaDB', () => {
 });
 
 describe('the events of a traced request', () => {
-  const exchange = `property-sales.tracing-test.${randomBytes(4).toString('hex')}`;
-  const rabbit = new Connection('amqp://guest:guest@127.0.0.1:5672');
-  const received: Record<string, unknown>[] = [];
-  let consumer: Consumer;
+  const exchange = uniqueExchange('tracing');
+  let events: EventCollector;
 
   beforeAll(async () => {
-    await rabbit.exchangeDeclare({ exchange, type: 'topic', durable: true });
-    consumer = rabbit.createConsumer(
-      {
-        queue: `${exchange}.audit`,
-        queueOptions: { exclusive: true },
-        queueBindings: [{ exchange, routingKey: '#' }],
-      },
-      (message) => {
-        received.push(JSON.parse((message.body as Buffer).toString()) as Record<string, unknown>);
-      },
-    );
+    events = await EventCollector.open(exchange);
   });
 
-  afterAll(async () => {
-    await consumer.close();
-    await rabbit.exchangeDelete({ exchange });
-    await rabbit.close();
-  });
+  afterAll(() => events?.close());
 
   /** UpdateAgents of the demo transaction with the caller's traceparent; the event it published. */
   async function changeAgents(
     service: ServiceProcess,
     traceparent: string,
     brokerid: number,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<PublishedEvent> {
     expect(
       await send(service, '/api/Transaction/UpdateAgents', `events-${brokerid}`, {
         method: 'POST',
@@ -577,23 +568,20 @@ describe('the events of a traced request', () => {
         body: JSON.stringify({ transaction_id: DEMO_TRANSACTION, financetype: 'Cash', brokerid }),
       }),
     ).toBe(204);
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const event = received.find(
-        (candidate) =>
-          (candidate.data as { changes: { after: unknown }[] }).changes[0].after === brokerid,
-      );
-      if (event) return event;
-      if (Date.now() > deadline) throw new Error(`No event for brokerid ${brokerid}`);
-      await delay(20);
-    }
+    // An AgentsChanged event: the demo data's import publishes a DataImported one too.
+    const ofThisChange = ({ event }: Delivery) =>
+      event.type === AGENTS_CHANGED.type &&
+      (event.data as { changes: { after: unknown }[] }).changes[0].after === brokerid;
+    if (!(await events.until((deliveries) => deliveries.some(ofThisChange))))
+      throw new Error(`No event for brokerid ${brokerid}`);
+    return events.deliveries.find(ofThisChange)!.event;
   }
 
   it("carries the W3C traceparent of the request's trace when tracing is on", async () => {
     const collector = await startCollector();
     const service = await spawnService({
       ...tracingTo(collector.endpoint),
-      EVENTS_URL: 'amqp://guest:guest@127.0.0.1:5672',
+      EVENTS_URL: TEST_BROKER_URL,
       EVENTS_EXCHANGE: exchange,
     });
     const caller = callerTraceparent();
@@ -606,7 +594,7 @@ describe('the events of a traced request', () => {
 
   it('carries none when tracing is off', async () => {
     const service = await spawnService({
-      EVENTS_URL: 'amqp://guest:guest@127.0.0.1:5672',
+      EVENTS_URL: TEST_BROKER_URL,
       EVENTS_EXCHANGE: exchange,
     });
     const event = await changeAgents(service, callerTraceparent().header, 702);
