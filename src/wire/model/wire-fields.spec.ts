@@ -3,6 +3,7 @@ import { Test } from '@nestjs/testing';
 import { type OperationObject, type ParameterObject, type SchemaObject } from '@nestjs/swagger';
 import { createApp } from '../../app.factory';
 import { loadAppConfig } from '../../config/app-config';
+import { declaredIntegrationEvents } from '../../events/integration-event';
 import { createOpenApiDocument } from '../../openapi/openapi-document';
 import { type ExactDecimal, NUMERAL, parseDecimal } from '../values/exact-decimal';
 import { DECIMAL_SCALE, DecimalField, IntField, TextField } from './wire-fields';
@@ -179,7 +180,13 @@ describe('field decorators: what the OpenAPI document states is what validation 
     apps.push(await createApp(config, { logger: false }), probeModule.createNestApplication());
     for (const app of apps) {
       await app.init();
-      const document = createOpenApiDocument(app, config, 'test');
+      // The events' payloads too, as the AsyncAPI document takes their schemas from it.
+      const document = createOpenApiDocument(
+        app,
+        config,
+        'test',
+        declaredIntegrationEvents().map(({ payload }) => payload),
+      );
       const components = document.components?.schemas ?? {};
       schemas = { ...schemas, ...(components as Record<string, SchemaObject>) };
       const requests = JSON.stringify(
