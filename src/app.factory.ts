@@ -24,7 +24,7 @@ import {
   REQUEST_ID_HEADER,
 } from './logging/logging.module';
 import { METRICS_PATH, ServiceMetrics } from './metrics/service-metrics';
-import { ASYNCAPI_PATH, createAsyncApiDocument, serveAsyncApi } from './openapi/asyncapi-document';
+import { ASYNCAPI_PATH, serveAsyncApi } from './openapi/asyncapi-document';
 import { createOpenApiDocument, OPENAPI_PATHS, serveOpenApi } from './openapi/openapi-document';
 import { setServiceTimeZone, RouteMethods, WireExpressAdapter } from './wire';
 
@@ -151,7 +151,7 @@ export async function createApp(
   // Before init, so its routes come ahead of the not-found handler.
   if (config.swagger !== 'off') {
     serveOpenApi(app, createOpenApiDocument(app, config, version));
-    serveAsyncApi(app, createAsyncApiDocument(app, config, version));
+    serveAsyncApi(app, config, version);
   }
   return app;
 }

@@ -132,9 +132,9 @@ export class UnitOfWork {
 
   /**
    * Runs `work` in one database transaction: all of it commits, or none of it, the events it hands to
-   * `publish` included. A deadlock or
-   * lock-wait timeout rolls it back and runs it again, after a jittered, growing pause. Work whose
-   * request was already answered 503 (the time bound passed) rolls back instead of committing late.
+   * `publish` included. A deadlock or lock-wait timeout rolls it back and runs it again, after a
+   * jittered, growing pause. Work whose request was already answered 503 (the time bound passed) rolls
+   * back instead of committing late.
    * Once its COMMIT is sent, it can no longer be held back: if the bound passes before the answer, or
    * the connection breaks under it, the outcome is unknown and the error says so (504).
    */
@@ -175,11 +175,12 @@ export class UnitOfWork {
   private managed<T>(work: ManagedWork<T>): Attempt<T> {
     return async (guard) => {
       const events: IntegrationEvent[] = [];
+      let stored = 0;
       const guarded = async (manager: EntityManager) => {
         const result = await work(manager, (event) => {
           events.push(event);
         });
-        await this.outbox.insert(manager, events);
+        stored = await this.outbox.insert(manager, events);
         if (this.dataSource.options.type === 'mariadb') {
           const [{ open }] = await manager.query<[{ open: number | string }]>(
             'SELECT @@in_transaction AS open',
@@ -194,7 +195,7 @@ export class UnitOfWork {
         : // The server's default isolation: writes lock the rows they read (FOR UPDATE), and naming a
           // level would cost a SET TRANSACTION round trip on every call.
           this.dataSource.transaction(guarded));
-      if (events.length > 0 && this.outbox.enabled) this.outbox.committed();
+      if (stored > 0) this.outbox.committed();
       return result;
     };
   }

@@ -296,14 +296,13 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
             const reached = next ?? events.at(-1);
             if (!reached) return false;
             current = next?.id;
-            if (next) {
-              await handle(this.received(next, type), manager);
-              this.metrics.handled.inc({ handler: name });
-            }
+            if (next) await handle(this.received(next, type), manager);
             await this.store.advance(manager, name, reached.position);
             return true;
           })
           .then((more) => {
+            // Counted once its step committed.
+            if (current !== undefined) this.metrics.handled.inc({ handler: name });
             if (failedOn !== undefined)
               this.logger.log(`${name} goes on: event ${failedOn} is handled.`);
             failedOn = current = undefined;

@@ -8,10 +8,10 @@ import { type Write } from '../common/statement';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { cloudEventJson } from './cloud-event';
 import { EventCheckpointEntity, OutboxEventEntity } from './entities';
+import { type IntegrationEvent } from './integration-event';
 
 /** The checkpoint row that holds the last position given: not a consumer. */
 export const POSITIONS = '~positions';
-import { type IntegrationEvent } from './integration-event';
 
 /** The trace context of the active span (W3C `traceparent`), when tracing is on. */
 function activeTraceparent(): string | undefined {
@@ -107,10 +107,11 @@ export class Outbox {
     });
   }
 
-  /** Stores `events` in the transaction `manager` runs. */
-  async insert(manager: EntityManager, events: readonly IntegrationEvent[]): Promise<void> {
-    for (const { sql, parameters } of this.writes(events))
-      await manager.query(sql, [...parameters]);
+  /** Stores `events` in the transaction `manager` runs; how many it stored (none when it is off). */
+  async insert(manager: EntityManager, events: readonly IntegrationEvent[]): Promise<number> {
+    const writes = this.writes(events);
+    for (const { sql, parameters } of writes) await manager.query(sql, [...parameters]);
+    return writes.length;
   }
 
   /** Tells the relay that events committed. */

@@ -5,7 +5,7 @@ import { type AppConfig } from '../config/app-config';
 import { CLOUD_EVENT_MEDIA_TYPE, cloudEventJson } from '../events/cloud-event';
 import { declaredIntegrationEvents, type IntegrationEventType } from '../events/integration-event';
 import { wireModelOf } from '../wire';
-import { createOpenApiDocument, reachable } from './openapi-document';
+import { canonical, createOpenApiDocument, reachable } from './openapi-document';
 
 /** A part of the document, read and written as plain JSON. */
 type Json = Record<string, unknown>;
@@ -44,24 +44,9 @@ const DESCRIPTION =
   'about one subject (one transaction) are published in the order their changes committed. The ' +
   'broker drops an event no queue is bound for: bind a durable queue before relying on the events.';
 
-/**
- * Object keys sorted, so the committed document changes only with the events. Kept as written:
- * schema `properties`, whose order is the JSON member order of the wire, and each example's
- * `payload`, which is the event as the service publishes it.
- */
-function canonical(value: unknown, key?: string, inExample = false): unknown {
-  if (Array.isArray(value))
-    return value.map((item) => canonical(item, undefined, key === 'examples'));
-  if (value === null || typeof value !== 'object') return value;
-  const entries = Object.entries(value as Json);
-  if (key !== 'properties') entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return Object.fromEntries(
-    entries.map(([name, child]) => [
-      name,
-      inExample && name === 'payload' ? child : canonical(child, name),
-    ]),
-  );
-}
+/** A message example's `payload`: the event as the service publishes it. */
+const EXAMPLE_PAYLOAD = (key: string, parentKey?: string) =>
+  key === 'payload' && parentKey === 'examples';
 
 /** Keywords whose value is one schema, and those whose value is a list of schemas. */
 const SUBSCHEMA = new Set(['items', 'not', 'additionalProperties']);
@@ -296,28 +281,33 @@ export function createAsyncApiDocument(
       bindings: { amqp: { deliveryMode: 2, timestamp: true, bindingVersion: AMQP_BINDINGS } },
     };
   }
-  return canonical({
-    asyncapi: '3.0.0',
-    info: {
-      title: openApi.info.title,
-      version: openApi.info.version,
-      description: DESCRIPTION,
-      ...(openApi.info.license && { license: openApi.info.license }),
+  return canonical(
+    {
+      asyncapi: '3.0.0',
+      info: {
+        title: openApi.info.title,
+        version: openApi.info.version,
+        description: DESCRIPTION,
+        ...(openApi.info.license && { license: openApi.info.license }),
+      },
+      defaultContentType: CLOUD_EVENT_MEDIA_TYPE,
+      servers: { [SERVER]: server },
+      channels,
+      operations,
+      components: { messages, schemas: dataSchemas(openApi, events) },
     },
-    defaultContentType: CLOUD_EVENT_MEDIA_TYPE,
-    servers: { [SERVER]: server },
-    channels,
-    operations,
-    components: { messages, schemas: dataSchemas(openApi, events) },
-  }) as AsyncApiDocument;
+    EXAMPLE_PAYLOAD,
+  ) as AsyncApiDocument;
 }
 
-/** Serves the document at `/asyncapi-json`, outside the API prefix, as `/swagger-json` is served. */
-export function serveAsyncApi(app: INestApplication, document: AsyncApiDocument): void {
-  const body = JSON.stringify(document);
-  app
-    .getHttpAdapter()
-    .get(ASYNCAPI_PATH, (_request: Request, response: Response) =>
-      response.type('application/json').send(body),
-    );
+/**
+ * Serves the document at `/asyncapi-json`, outside the API prefix, as `/swagger-json` is served. It is
+ * built at its first request, not at start-up: it scans the routes for the OpenAPI document again.
+ */
+export function serveAsyncApi(app: INestApplication, config: AppConfig, version: string): void {
+  let body: string | undefined;
+  app.getHttpAdapter().get(ASYNCAPI_PATH, (_request: Request, response: Response) => {
+    body ??= JSON.stringify(createAsyncApiDocument(app, config, version));
+    response.type('application/json').send(body);
+  });
 }

@@ -19,19 +19,31 @@ const DESCRIPTION =
   'ModelState members with the RFC 9457 ones; XML errors are the legacy Error.';
 
 /**
- * Object keys sorted, so the committed document changes only with the routes. Kept as written: schema
- * `properties`, whose order is the JSON member order of the wire, and examples, which are bodies as
- * the service writes them.
+ * A document with its object keys sorted, so a committed copy changes only with what it describes.
+ * Kept as written: schema `properties`, whose order is the JSON member order of the wire, and each
+ * member `verbatim` names by its key and its parent's (an example: a body as the service writes it).
+ * An array's items have the array's key as their parent's.
  */
-function canonical(value: unknown, parentKey?: string): unknown {
-  if (Array.isArray(value)) return value.map((item) => canonical(item));
-  if (value === null || typeof value !== 'object' || parentKey === 'example') return value;
+export function canonical(
+  value: unknown,
+  verbatim: (key: string, parentKey?: string) => boolean,
+  parentKey?: string,
+): unknown {
+  if (Array.isArray(value)) return value.map((item) => canonical(item, verbatim, parentKey));
+  if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value as Record<string, unknown>);
   if (parentKey !== 'properties') entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  // An entry of `examples` holds a body in its `value`.
-  const childKey = (key: string) => (parentKey === 'examples' ? 'example' : key);
-  return Object.fromEntries(entries.map(([key, child]) => [key, canonical(child, childKey(key))]));
+  return Object.fromEntries(
+    entries.map(([key, child]) => [
+      key,
+      verbatim(key, parentKey) ? child : canonical(child, verbatim, key),
+    ]),
+  );
 }
+
+/** An OpenAPI example, and each entry of `examples` (a body in its `value`). */
+const OPENAPI_EXAMPLE = (key: string, parentKey?: string) =>
+  key === 'example' || parentKey === 'examples';
 
 const TAGS = [
   {
@@ -196,7 +208,7 @@ export function createOpenApiDocument(
   document.servers = [{ url: '.', description: 'The service serving this document.' }];
   const legacyError = schemas.LegacyError;
   if (legacyError && !('$ref' in legacyError)) legacyError.xml = { name: 'Error' };
-  return canonical(document) as OpenAPIObject;
+  return canonical(document, OPENAPI_EXAMPLE) as OpenAPIObject;
 }
 
 export const OPENAPI_PATHS = ['/swagger', '/swagger-json', '/swagger-yaml'];
