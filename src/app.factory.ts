@@ -14,6 +14,7 @@ import { AppModule } from './app.module';
 import { type AuthenticatedRequest } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
 import { RateLimitGuard } from './auth/rate-limit.guard';
+import { type Scope } from './auth/scopes';
 import { type AppConfig } from './config/app-config';
 import { applyConnectionLimits } from './connection-limits';
 import { onlyHealthOn } from './health-port';
@@ -23,9 +24,14 @@ import {
   HTTP_LOGGER,
   REQUEST_ID_HEADER,
 } from './logging/logging.module';
-import { METRICS_PATH, ServiceMetrics } from './metrics/service-metrics';
+import { METRICS_PATH, METRICS_READ, ServiceMetrics } from './metrics/service-metrics';
 import { ASYNCAPI_PATH, serveAsyncApi } from './openapi/asyncapi-document';
-import { createOpenApiDocument, OPENAPI_PATHS, serveOpenApi } from './openapi/openapi-document';
+import {
+  API_DOCS_READ,
+  createOpenApiDocument,
+  OPENAPI_PATHS,
+  serveOpenApi,
+} from './openapi/openapi-document';
 import { setServiceTimeZone, RouteMethods, WireExpressAdapter } from './wire';
 
 // Percent-escapes of RFC 3986's unreserved characters (letters, digits, - . _ ~): the same path.
@@ -75,16 +81,18 @@ function asLegacyRouting(routes: RouteMethods, apiPrefix: string): RequestHandle
 }
 
 /**
- * Puts `paths` behind the API's authentication (and its rate limit, if any): keys guessed there count
- * against the address like anywhere else.
+ * Puts `paths` behind the API's authentication (and its rate limit, if any) and `scope`: keys guessed
+ * there count against the address like anywhere else.
  */
-function protect(app: INestApplication, config: AppConfig, paths: string[]): void {
+function protect(app: INestApplication, config: AppConfig, paths: string[], scope: Scope): void {
   const authenticator = app.get(Authenticator);
   const limits = config.rateLimit && app.get(RateLimitGuard);
   app.use(paths, (request: AuthenticatedRequest, _response: Response, next: NextFunction) => {
     const authenticate = () =>
       authenticator.authenticate(request.headers).then((caller) => (request.caller = caller));
-    (limits ? limits.admit(request, authenticate) : authenticate()).then(() => next(), next);
+    (limits ? limits.admit(request, authenticate) : authenticate())
+      .then(() => authenticator.authorize(request, scope))
+      .then(() => next(), next);
   });
 }
 
@@ -143,9 +151,10 @@ export async function createApp(
       ],
     });
   }
-  if (config.swagger === 'protected') protect(app, config, [...OPENAPI_PATHS, ASYNCAPI_PATH]);
+  if (config.swagger === 'protected')
+    protect(app, config, [...OPENAPI_PATHS, ASYNCAPI_PATH], API_DOCS_READ);
   if (metrics) {
-    if (config.metrics === 'protected') protect(app, config, [METRICS_PATH]);
+    if (config.metrics === 'protected') protect(app, config, [METRICS_PATH], METRICS_READ);
     app.use(METRICS_PATH, metrics.handler());
   }
   // Before init, so its routes come ahead of the not-found handler.

@@ -1,13 +1,14 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { type AppConfig } from '../config/app-config';
 import { AuthGuard } from './auth.guard';
 import { Authenticator } from './authenticator';
 import { RateLimitGuard } from './rate-limit.guard';
 import { RateLimitStore } from './rate-limit.store';
+import { ScopeCheck } from './scope-check';
 
 /**
- * Authentication for every route; with a rate limit (RATE_LIMIT, or AUTH_FAILURE_LIMIT, on by default
+ * Authentication and authorization by scope for every route (ScopeCheck makes sure each has one); with a rate limit (RATE_LIMIT, or AUTH_FAILURE_LIMIT, on by default
  * with authentication), inside rate limiting (RateLimitGuard), which must see failed authentications
  * to count them.
  */
@@ -25,7 +26,8 @@ export class AuthModule {
     return {
       module: AuthModule,
       global: true,
-      providers: [Authenticator, ...providers],
+      imports: [DiscoveryModule],
+      providers: [Authenticator, ScopeCheck, ...providers],
       exports: [Authenticator, ...(config.rateLimit ? [RateLimitStore, RateLimitGuard] : [])],
     };
   }

@@ -6,17 +6,19 @@ import {
   type CryptoKey,
   importSPKI,
   type JWTVerifyGetKey,
+  type JWTPayload,
   jwtVerify,
 } from 'jose';
 import { DomainError } from '../common/domain-error';
 import { APP_CONFIG, type AppConfig, type ApiKey, type AuthConfig } from '../config/app-config';
+import { InsufficientScopeError, REALM, type Scope } from './scopes';
 
-/** Who made a request: an API key's name or a token's subject. */
+/** Who made a request: an API key's name or a token's subject, and what it was granted. */
 export interface Caller {
   readonly id: string;
+  /** The scopes granted; `undefined` for an API key listed without scopes, which has them all. */
+  readonly scopes?: ReadonlySet<string>;
 }
-
-const REALM = 'property-sales';
 
 export class AuthenticationError extends DomainError {
   static readonly status = 401;
@@ -34,6 +36,13 @@ export class AuthenticationError extends DomainError {
   }
 }
 
+/** What authentication and authorization note on a request: its caller, and a scope it was refused. */
+export interface CallerOf {
+  caller?: Caller;
+  /** The scope the caller lacked, which the request's log line names. */
+  refusedScope?: string;
+}
+
 type Verify = (headers: IncomingHttpHeaders) => Promise<Caller>;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
@@ -49,7 +58,8 @@ function apiKeyVerifier(keys: readonly ApiKey[]): Verify {
     const digest = sha256(presented);
     let caller: Caller | undefined;
     for (const key of keys)
-      if (timingSafeEqual(digest, key.sha256) && !caller) caller = { id: key.name };
+      if (timingSafeEqual(digest, key.sha256) && !caller)
+        caller = { id: key.name, scopes: key.scopes && new Set(key.scopes) };
     if (!caller)
       throw new AuthenticationError(
         'The API key is not valid.',
@@ -57,6 +67,25 @@ function apiKeyVerifier(keys: readonly ApiKey[]): Verify {
       );
     return Promise.resolve(caller);
   };
+}
+
+/** Space-separated scope tokens (`scope`, and Azure AD's `scp`), or an array of them (Okta's `scp`). */
+function scopeTokens(claim: unknown): string[] {
+  if (typeof claim === 'string') return claim.split(' ').filter(Boolean);
+  if (Array.isArray(claim)) return claim.filter((token) => typeof token === 'string');
+  return [];
+}
+
+/**
+ * What a token grants: the scopes of its `scope` and `scp` claims, and those AUTH_JWT_ROLE_SCOPES maps
+ * its `roles` to (the app roles an identity provider gives a client-credentials token).
+ */
+function grantedScopes(
+  payload: JWTPayload,
+  roleScopes: ReadonlyMap<string, readonly string[]>,
+): ReadonlySet<string> {
+  const roles = scopeTokens(payload.roles).flatMap((role) => roleScopes.get(role) ?? []);
+  return new Set([...scopeTokens(payload.scope), ...scopeTokens(payload.scp), ...roles]);
 }
 
 /**
@@ -88,7 +117,7 @@ function jwtVerifier(config: Extract<AuthConfig, { mode: 'jwt' }>): Verify {
         },
       );
       if (payload.exp! - payload.iat! > config.maxLifetimeSeconds) throw new RangeError('lifetime');
-      return { id: payload.sub! };
+      return { id: payload.sub!, scopes: grantedScopes(payload, config.roleScopes) };
     } catch {
       throw new AuthenticationError(
         'The bearer token is not valid.',
@@ -99,21 +128,37 @@ function jwtVerifier(config: Extract<AuthConfig, { mode: 'jwt' }>): Verify {
 }
 
 /**
- * Authenticates requests in the configured mode. `none` trusts the network (the gateway authenticates);
- * `apikey` and `jwt` identify the caller, whose id the history and the request log record.
+ * Authenticates requests in the configured mode, and authorizes them by scope. `none` trusts the
+ * network (the gateway authenticates and decides); `apikey` and `jwt` identify the caller, whose id
+ * the history and the request log record, and whose scopes decide what it may call.
  */
 @Injectable()
 export class Authenticator {
   private readonly verify?: Verify;
+  /** The scheme a 403's challenge names. */
+  private readonly scheme: string;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     const { auth } = config;
     if (auth.mode === 'apikey') this.verify = apiKeyVerifier(auth.keys);
     if (auth.mode === 'jwt') this.verify = jwtVerifier(auth);
+    this.scheme = auth.mode === 'apikey' ? 'ApiKey' : 'Bearer';
   }
 
   /** The caller, `undefined` without authentication; throws AuthenticationError. */
   async authenticate(headers: IncomingHttpHeaders): Promise<Caller | undefined> {
     return this.verify?.(headers);
+  }
+
+  /**
+   * Throws InsufficientScopeError unless the request's caller was granted `scope`, and notes the
+   * refused scope on the request. Without authentication (AUTH_MODE none), and for an API key listed
+   * without scopes, every scope is granted.
+   */
+  authorize(request: CallerOf, scope: Scope): void {
+    const scopes = request.caller?.scopes;
+    if (!scopes || scopes.has(scope.name)) return;
+    request.refusedScope = scope.name;
+    throw new InsufficientScopeError(scope.name, this.scheme);
   }
 }

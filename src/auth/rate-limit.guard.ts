@@ -60,9 +60,12 @@ export class RateLimitGuard implements CanActivate {
       context.getClass(),
     ]);
     if (skip) return this.auth.canActivate(context);
-    await this.admit(context.switchToHttp().getRequest<AuthenticatedRequest>(), () =>
-      this.auth.canActivate(context),
-    );
+    const open = this.auth.isPublic(context);
+    await this.admit(context.switchToHttp().getRequest<AuthenticatedRequest>(), async () => {
+      if (!open) await this.auth.authenticate(context);
+    });
+    // After admission: a caller refused for its scope has spent a request, not failed to authenticate.
+    if (!open) this.auth.authorize(context);
     return true;
   }
 

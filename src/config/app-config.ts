@@ -111,6 +111,8 @@ export interface ApiKey {
   readonly name: string;
   /** SHA-256 of the key: configuration never holds a key itself. */
   readonly sha256: Buffer;
+  /** What the key may call; `undefined` for a key listed without scopes, which may call anything. */
+  readonly scopes?: readonly string[];
 }
 
 export type AuthConfig =
@@ -127,6 +129,10 @@ export type AuthConfig =
       readonly clockSkewSeconds: number;
       /** The longest a token may live (`exp` - `iat`): a leaked long-lived token stays usable long. */
       readonly maxLifetimeSeconds: number;
+      /** The scopes each app role of a token's `roles` claim grants, besides its `scope` and `scp`. */
+      readonly roleScopes: ReadonlyMap<string, readonly string[]>;
+      /** The issuer's token endpoint, for the OpenAPI document's OAuth 2.0 flow; optional. */
+      readonly tokenUrl?: string;
     };
 
 /**
@@ -344,22 +350,48 @@ function readOrigins(reader: EnvironmentReader, env: Environment): string[] {
   return origins;
 }
 
-const API_KEY_ENTRY = /^([\w.@-]{1,64})=sha256:([0-9a-f]{64})$/i;
+/** Scopes joined by `+` (a `+` needs no escaping in an environment file, unlike a space). */
+const SCOPE_LIST = '[a-z][a-z0-9:.-]*(?:\\+[a-z][a-z0-9:.-]*)*';
+const API_KEY_ENTRY = new RegExp(
+  `^([\\w.@-]{1,64})=sha256:([0-9a-f]{64})(?::(${SCOPE_LIST}))?$`,
+  'i',
+);
+const ROLE_ENTRY = new RegExp(`^([\\w.:/-]{1,128})=(${SCOPE_LIST})$`);
 
-function readApiKeys(reader: EnvironmentReader, env: Environment): ApiKey[] {
-  const entries = (env.AUTH_API_KEYS ?? '')
+/** Comma-separated entries, blanks dropped. */
+const entriesOf = (value = '') =>
+  value
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean);
+
+function readApiKeys(reader: EnvironmentReader, env: Environment): ApiKey[] {
+  const entries = entriesOf(env.AUTH_API_KEYS);
   const keys = entries.map((entry) => API_KEY_ENTRY.exec(entry)).filter((match) => match !== null);
   reader.check(
     'AUTH_API_KEYS',
     entries.length > 0 && keys.length === entries.length,
-    'must list name=sha256:<64 hex digits> entries, comma-separated, when AUTH_MODE is apikey',
+    'must list name=sha256:<64 hex digits>[:scope+scope…] entries, comma-separated, when AUTH_MODE is apikey',
     // An operator may have pasted a key itself: it must not reach the logs.
     { secret: true },
   );
-  return keys.map(([, name, hex]) => ({ name, sha256: Buffer.from(hex, 'hex') }));
+  return keys.map(([, name, hex, scopes]) => ({
+    name,
+    sha256: Buffer.from(hex, 'hex'),
+    scopes: scopes?.split('+'),
+  }));
+}
+
+/** AUTH_JWT_ROLE_SCOPES: `role=scope+scope,…`, the scopes each app role grants. */
+function readRoleScopes(reader: EnvironmentReader, env: Environment): Map<string, string[]> {
+  const entries = entriesOf(env.AUTH_JWT_ROLE_SCOPES);
+  const roles = entries.map((entry) => ROLE_ENTRY.exec(entry)).filter((match) => match !== null);
+  reader.check(
+    'AUTH_JWT_ROLE_SCOPES',
+    roles.length === entries.length && new Set(roles.map(([, role]) => role)).size === roles.length,
+    'must list role=scope+scope… entries, comma-separated, each role once',
+  );
+  return new Map(roles.map(([, role, scopes]) => [role, scopes.split('+')]));
 }
 
 /** A PEM public key as the verifier imports it: the SPKI label first, then a body that parses. */
@@ -390,6 +422,12 @@ function readJwt(reader: EnvironmentReader, env: Environment): AuthConfig {
     // A key runs over many lines: naming the variable keeps the message to one.
     { secret: true },
   );
+  const tokenUrl = env.AUTH_JWT_TOKEN_URL?.trim() || undefined;
+  reader.check(
+    'AUTH_JWT_TOKEN_URL',
+    tokenUrl === undefined || /^https?:$/.test(URL.parse(tokenUrl)?.protocol ?? ''),
+    "must be the http(s) URL of the identity provider's token endpoint",
+  );
   const issuer = env.AUTH_JWT_ISSUER?.trim() ?? '';
   const audience = env.AUTH_JWT_AUDIENCE?.trim() ?? '';
   reader.check('AUTH_JWT_ISSUER', issuer !== '', 'must be set when AUTH_MODE is jwt');
@@ -410,6 +448,8 @@ function readJwt(reader: EnvironmentReader, env: Environment): AuthConfig {
     clockSkewSeconds: reader.integer('AUTH_JWT_CLOCK_SKEW_SECONDS', 30, 0, 300),
     // A day admits the identity providers' usual access tokens (an hour, up to a day).
     maxLifetimeSeconds: reader.integer('AUTH_JWT_MAX_LIFETIME_SECONDS', 86400, 60, 604800),
+    roleScopes: readRoleScopes(reader, env),
+    tokenUrl,
   };
 }
 

@@ -35,8 +35,9 @@ export function recordFailure(response: Response, failure: unknown): void {
 }
 
 /**
- * One JSON line per request (method, route, status, duration, request id, caller, client address, and
- * the trace ids when there is a trace), written once the response finishes or the connection closes.
+ * One JSON line per request (method, route, status, duration, request id, caller, the scope a 403
+ * refused it for, client address, and the trace ids when there is a trace), written once the
+ * response finishes or the connection closes.
  * Only those fields are logged: never headers, bodies or credentials. It runs on every request, so it
  * logs through the root logger: no child logger and no async context per request.
  */
@@ -72,6 +73,7 @@ function createHttpLogger(logger: Logger): RequestHandler {
           responseTime,
           route,
           caller: (request as AuthenticatedRequest).caller?.id,
+          missing_scope: (request as AuthenticatedRequest).refusedScope,
           err: failure,
           trace_id: traced?.trace_id,
           span_id: traced?.span_id,

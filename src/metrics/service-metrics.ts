@@ -1,11 +1,18 @@
 import { type Request, type RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { declareScope } from '../auth/scopes';
 import { type UnitOfWork } from '../database/unit-of-work';
 import { routeTemplate } from '../logging/route-template';
 import { type RepresentationCache } from '../wire';
 
 /** The path Prometheus scrapes. */
 export const METRICS_PATH = '/metrics';
+
+/** What a scraper needs for /metrics when METRICS is `protected`. */
+export const METRICS_READ = declareScope(
+  'metrics:read',
+  'Scrape the Prometheus metrics at /metrics.',
+);
 
 /** Seconds: from a cached 304 (about a millisecond) to a request at the database's time bound. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

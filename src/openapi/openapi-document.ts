@@ -8,6 +8,7 @@ import {
   type SchemaObject,
   SwaggerModule,
 } from '@nestjs/swagger';
+import { declaredScopes, declareScope, REQUIRED_SCOPES_EXTENSION } from '../auth/scopes';
 import { type AppConfig } from '../config/app-config';
 import { declaredWireModels, type WireClass, writeWireExamples, XmlCodec } from '../wire';
 
@@ -164,6 +165,28 @@ function requireResponseMembers(document: OpenAPIObject): void {
   }
 }
 
+/** Where Swagger UI's Authorize dialog gets a token: AUTH_JWT_TOKEN_URL, else a reserved example. */
+const tokenUrlOf = (config: AppConfig) =>
+  (config.auth.mode === 'jwt' && config.auth.tokenUrl) ||
+  'https://identity-provider.invalid/oauth2/token';
+
+/**
+ * Each operation's security: with AUTH_MODE none nothing, with apikey a key, with jwt a token; the
+ * scope it requires under OAuth2 (OpenAPI 3.0 lists scopes for OAuth 2.0 schemes only) and in its
+ * description. The probes are always open.
+ */
+function requireScopes(document: OpenAPIObject): void {
+  for (const item of Object.values(document.paths))
+    for (const operation of Object.values(item) as Array<
+      OperationObject & Record<string, unknown>
+    >) {
+      const scopes = operation[REQUIRED_SCOPES_EXTENSION] as string[] | undefined;
+      operation.security = scopes ? [{}, { ApiKey: [] }, { Bearer: [] }, { OAuth2: scopes }] : [];
+      if (scopes)
+        operation.description = `${operation.description ?? ''}\n\nScope: ${scopes.map((scope) => `\`${scope}\``).join(', ')} (AUTH_MODE apikey or jwt; 403 without it).`;
+    }
+}
+
 /**
  * The OpenAPI 3 document of the running routes, from the same decorators that validate and write the
  * wire; XML names and the namespace come from the wire models. Deterministic, so it can be committed.
@@ -181,18 +204,50 @@ export function createOpenApiDocument(
       .setTitle('Property Sales Service')
       .setDescription(DESCRIPTION)
       .setVersion(version)
-      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'ApiKey')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'Bearer')
+      .addApiKey(
+        {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Api-Key',
+          description:
+            'AUTH_MODE apikey: the key in X-Api-Key (or `Authorization: ApiKey <key>`). A key may ' +
+            'call what AUTH_API_KEYS grants it; each operation names its scope in ' +
+            `${REQUIRED_SCOPES_EXTENSION} and under OAuth2.`,
+        },
+        'ApiKey',
+      )
+      .addBearerAuth(
+        {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            "AUTH_MODE jwt: an access token of the configured issuer and audience, with the operation's " +
+            'scope in its `scope` or `scp` claim, or granted to one of its `roles`.',
+        },
+        'Bearer',
+      )
+      .addOAuth2(
+        {
+          type: 'oauth2',
+          description:
+            'AUTH_MODE jwt: the scopes a token may carry. Tokens come from the identity provider ' +
+            "(AUTH_JWT_TOKEN_URL); the service only verifies them, and answers 403 when a token lacks an operation's scope.",
+          flows: {
+            clientCredentials: {
+              tokenUrl: tokenUrlOf(config),
+              scopes: Object.fromEntries(
+                declaredScopes().map(({ name, description }) => [name, description]),
+              ),
+            },
+          },
+        },
+        'OAuth2',
+      )
       .build(),
     { extraModels: [...extraModels] },
   );
-  // Which scheme applies depends on AUTH_MODE (none, apikey or jwt); the probes are always open.
-  document.security = [{}, { ApiKey: [] }, { Bearer: [] }];
-  for (const [path, item] of Object.entries(document.paths)) {
-    if (!path.startsWith('/health/')) continue;
-    for (const operation of Object.values(item) as Array<{ security?: unknown }>)
-      operation.security = [];
-  }
+  requireScopes(document);
   const schemas = document.components?.schemas ?? {};
   for (const model of declaredWireModels()) {
     const schema = schemas[model.schemaName];
@@ -212,6 +267,12 @@ export function createOpenApiDocument(
 }
 
 export const OPENAPI_PATHS = ['/swagger', '/swagger-json', '/swagger-yaml'];
+
+/** What a reader needs for the OpenAPI and AsyncAPI documents when SWAGGER is `protected`. */
+export const API_DOCS_READ = declareScope(
+  'api-docs:read',
+  'Read the OpenAPI and AsyncAPI documents and the Swagger UI.',
+);
 
 /** Serves the document at `/swagger-json` and the UI at `/swagger`, outside the API prefix. */
 export function serveOpenApi(app: INestApplication, document: OpenAPIObject): void {

@@ -2,11 +2,17 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthenticationError } from '../auth/authenticator';
 import { RateLimitedError } from '../auth/rate-limit.guard';
+import { declareScope, RequiresScope } from '../auth/scopes';
 import { DatabaseUnavailableError } from '../database/database-errors';
 import { VersionedBody, WireErrors, WireResponse } from '../wire';
 import { REQUIREMENTS_EXAMPLE } from '../openapi/examples';
 import { RequirementDto } from './dto/requirement.dto';
 import { RequirementService } from './requirement.service';
+
+export const REQUIREMENTS_READ = declareScope(
+  'requirements:read',
+  'Read the requirement catalogue (GetRequirements).',
+);
 
 @ApiTags('Requirement')
 @Controller('Requirement')
@@ -26,6 +32,7 @@ export class RequirementController {
     description: 'The catalogue (a top-level array; ArrayOfRequirement in XML).',
     example: REQUIREMENTS_EXAMPLE,
   })
+  @RequiresScope(REQUIREMENTS_READ)
   @WireErrors(304, AuthenticationError, RateLimitedError, 500, DatabaseUnavailableError)
   async getRequirements(): Promise<VersionedBody<RequirementDto[]>> {
     // Served from bytes serialized once per catalogue version; the version check is one row read.

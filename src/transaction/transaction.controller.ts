@@ -20,6 +20,7 @@ import {
 import { AuthenticationError } from '../auth/authenticator';
 import { CallerId } from '../auth/caller.decorator';
 import { RateLimitedError } from '../auth/rate-limit.guard';
+import { declareScope, RequiresScope } from '../auth/scopes';
 import { CommitOutcomeUnknownError, DatabaseUnavailableError } from '../database/database-errors';
 import {
   INT32_MAX,
@@ -69,6 +70,17 @@ const TRANSACTION_ID = ApiParam({
   format: 'int32',
   example: 1001,
 });
+
+export const TRANSACTIONS_READ = declareScope(
+  'transactions:read',
+  'Read transactions with their requirements checklists (GetTransaction, ListTransactions) and ' +
+    'their agent history (GetAgentHistory).',
+);
+
+export const TRANSACTIONS_WRITE = declareScope(
+  'transactions:write',
+  "Change a transaction's agent chain (UpdateAgents), which decides who is paid a commission.",
+);
 
 /** What a read of one transaction may answer besides its body. */
 const READ_ONE_ERRORS = WireErrors(
@@ -186,6 +198,7 @@ export class TransactionController {
     schema: { type: 'string' },
   })
   @ApiResponse({ status: 204, description: 'Applied (or nothing to change).' })
+  @RequiresScope(TRANSACTIONS_WRITE)
   @WireErrors(
     400,
     AuthenticationError,
@@ -233,6 +246,7 @@ export class TransactionController {
     description: 'The transaction; its ETag serves If-Match on UpdateAgents.',
     example: TRANSACTION_EXAMPLE,
   })
+  @RequiresScope(TRANSACTIONS_READ)
   @READ_ONE_ERRORS
   async getTransaction(
     @Param('transaction_id', Int32ParamPipe) transactionId: number,
@@ -267,6 +281,7 @@ export class TransactionController {
       },
     },
   })
+  @RequiresScope(TRANSACTIONS_READ)
   @WireErrors(304, 400, AuthenticationError, RateLimitedError, 500, DatabaseUnavailableError)
   async listTransactions(
     @ListTransactionsQuery() page: PageRequest,
@@ -294,6 +309,7 @@ export class TransactionController {
     description: 'The changes (ArrayOfAgentAssignment in XML).',
     example: AGENT_HISTORY_EXAMPLE,
   })
+  @RequiresScope(TRANSACTIONS_READ)
   @READ_ONE_ERRORS
   getAgentHistory(
     @Param('transaction_id', Int32ParamPipe) transactionId: number,

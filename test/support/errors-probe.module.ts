@@ -14,6 +14,7 @@ import {
   ServiceUnavailableException,
   UseGuards,
 } from '@nestjs/common';
+import { declareScope, RequiresScope } from '../../src/auth/scopes';
 import { DomainError } from '../../src/common/domain-error';
 import { WireErrors } from '../../src/wire';
 
@@ -62,10 +63,13 @@ class RefusingGuard implements CanActivate {
   }
 }
 
+const PROBES_USE = declareScope('probes:use', 'Call the error probes.');
+
 /**
  * Errors as a team writes them from the NestJS documentation, and as domain errors: each route
  * throws one, and every answer must keep its status and message.
  */
+@RequiresScope(PROBES_USE)
 @Controller('ErrorsProbe')
 class ErrorsProbeController {
   @Post('Developer')

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Module, Param, Post, Query } from '@nestjs/common';
+import { declareScope, RequiresScope } from '../../src/auth/scopes';
 import { Type } from 'class-transformer';
 import {
   IsArray,
@@ -83,7 +84,10 @@ function echo(received: object) {
   };
 }
 
+const PLAIN_NEST_USE = declareScope('plain-nest:use', 'Call the plain NestJS routes.');
+
 /** Routes as a team writes them from the NestJS documentation, with plain DTOs. */
+@RequiresScope(PLAIN_NEST_USE)
 @Controller('PlainNest')
 class PlainNestController {
   @Post('Create')

@@ -85,7 +85,9 @@ const RESPONSE_HEADERS: Record<string, HeaderObject> = {
     schema: { type: 'integer', minimum: 1, example: 5 },
   },
   'WWW-Authenticate': {
-    description: 'The scheme, and its realm, the request must authenticate with.',
+    description:
+      'The scheme, and its realm, the request must authenticate with; on a 403 also ' +
+      '`error="insufficient_scope"` and the `scope` the operation requires (RFC 6750).',
     required: true,
     schema: { type: 'string', example: 'ApiKey realm="property-sales"' },
   },
