@@ -362,10 +362,20 @@ beforeAll(async () => {
   stranger = await TokenIssuer.create('stranger-key');
 });
 
+/** Every scope the service's operations require: what these suites' valid tokens are granted. */
+const ALL_SCOPES = 'transactions:read transactions:write requirements:read';
+
 /** Claims a valid token carries; `overrides` set or (with undefined) remove some. */
 function claims(overrides: Partial<Claims> = {}): Claims {
   const now = nowSeconds();
-  const all: Claims = { iss: ISSUER, aud: AUDIENCE, sub: SUBJECT, iat: now, exp: now + 300 };
+  const all: Claims = {
+    iss: ISSUER,
+    aud: AUDIENCE,
+    sub: SUBJECT,
+    iat: now,
+    exp: now + 300,
+    scope: ALL_SCOPES,
+  };
   for (const [name, value] of Object.entries(overrides)) {
     if (value === undefined) delete all[name];
     else all[name] = value;

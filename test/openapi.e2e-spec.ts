@@ -12,6 +12,7 @@ import Ajv, { type ValidateFunction } from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { AuthenticationError } from '../src/auth/authenticator';
 import { RateLimitedError } from '../src/auth/rate-limit.guard';
+import { declaredScopes } from '../src/auth/scopes';
 import {
   CommitOutcomeUnknownError,
   DatabaseUnavailableError,
@@ -82,6 +83,7 @@ describe('the OpenAPI document', () => {
       '204',
       '400',
       '401',
+      '403',
       '404',
       '409',
       '412',
@@ -253,6 +255,7 @@ describe('the OpenAPI document', () => {
     // The headers each answer writes.
     const headers = (status: string) => Object.keys(update.responses[status].headers ?? {}).sort();
     expect(headers('401')).toEqual(['WWW-Authenticate', 'X-Request-Id']);
+    expect(headers('403')).toEqual(['WWW-Authenticate', 'X-Request-Id']);
     for (const status of ['429', '503', '504'])
       expect(headers(status)).toEqual(['Retry-After', 'X-Request-Id']);
     expect(update.parameters).toContainEqual(expect.objectContaining({ name: 'If-Match' }));
@@ -393,6 +396,50 @@ describe('the OpenAPI document', () => {
         example: form.example[name] as unknown,
       });
       expect(form.example[name]).not.toBeNull();
+    }
+  });
+
+  it("states each operation's scope: under OAuth2, in x-required-scopes and its description, with its own 403", () => {
+    const schemes = document.components!.securitySchemes as Json;
+    expect(Object.keys(schemes).sort()).toEqual(['ApiKey', 'Bearer', 'OAuth2']);
+    const flow = schemes.OAuth2.flows.clientCredentials as Json;
+    expect(Object.keys(flow.scopes as Json).sort()).toEqual(
+      declaredScopes()
+        .map(({ name }) => name)
+        .sort(),
+    );
+    expect(flow.tokenUrl).toMatch(/^https:\/\//);
+    const scopeOf = {
+      'get /api/Requirement/GetRequirements': 'requirements:read',
+      'get /api/Transaction/GetTransaction/{transaction_id}': 'transactions:read',
+      'get /api/Transaction/ListTransactions': 'transactions:read',
+      'get /api/Transaction/GetAgentHistory/{transaction_id}': 'transactions:read',
+      'post /api/Transaction/UpdateAgents': 'transactions:write',
+    };
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item as Json).map(
+        ([method, operation]) => [`${method} ${path}`, operation as Json] as const,
+      ),
+    );
+    for (const [name, operation] of operations) {
+      const scope = scopeOf[name as keyof typeof scopeOf] as string | undefined;
+      if (name.includes(' /health/')) {
+        expect({ name, security: operation.security as unknown }).toEqual({ name, security: [] });
+        continue;
+      }
+      expect({ name, scope }).toEqual({ name, scope: expect.any(String) as unknown });
+      expect(operation.security).toEqual([{}, { ApiKey: [] }, { Bearer: [] }, { OAuth2: [scope] }]);
+      expect(operation['x-required-scopes']).toEqual([scope]);
+      expect(operation.description).toContain(`\`${scope}\``);
+      const forbidden = operation.responses['403'] as Json;
+      expect(forbidden.content['application/json'].example).toMatchObject({
+        status: 403,
+        type: 'urn:property-sales:problem:insufficient_scope',
+        Message: expect.stringContaining(` ${scope}, `) as unknown,
+      });
+      expect(forbidden.content['application/xml'].example).toMatch(
+        new RegExp(`^<Error><Message>[^<]* ${scope}, [^<]*</Message></Error>$`),
+      );
     }
   });
 

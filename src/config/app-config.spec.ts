@@ -357,6 +357,72 @@ describe('loadAppConfig', () => {
       }
     });
 
+    it('reads the scopes of each API key after its hash, joined by +; a key without scopes has none listed', () => {
+      const config = loadAppConfig({
+        AUTH_MODE: 'apikey',
+        AUTH_API_KEYS:
+          `reporting=sha256:${KEY_HASH}:transactions:read+requirements:read,` +
+          `gateway=sha256:${'b'.repeat(64)}`,
+      });
+      expect(config.auth).toEqual({
+        mode: 'apikey',
+        keys: [
+          {
+            name: 'reporting',
+            sha256: Buffer.from(KEY_HASH, 'hex'),
+            scopes: ['transactions:read', 'requirements:read'],
+          },
+          { name: 'gateway', sha256: Buffer.from('b'.repeat(64), 'hex'), scopes: undefined },
+        ],
+      });
+      for (const scopes of [
+        ':',
+        ':transactions:read+',
+        ':transactions read',
+        ':+transactions:read',
+      ]) {
+        expect(
+          configurationErrorOf({
+            AUTH_MODE: 'apikey',
+            AUTH_API_KEYS: `reporting=sha256:${KEY_HASH}${scopes}`,
+          }).problems,
+        ).toEqual([
+          'AUTH_API_KEYS must list name=sha256:<64 hex digits>[:scope+scope…] entries, comma-separated, when AUTH_MODE is apikey',
+        ]);
+      }
+    });
+
+    it('maps JWT roles to scopes with AUTH_JWT_ROLE_SCOPES, each role once, and takes an http(s) AUTH_JWT_TOKEN_URL', () => {
+      const jwt = {
+        AUTH_MODE: 'jwt',
+        AUTH_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+        AUTH_JWT_ISSUER: 'https://id.example.com/',
+        AUTH_JWT_AUDIENCE: 'property-sales',
+      };
+      expect(loadAppConfig(jwt).auth).toMatchObject({ roleScopes: new Map(), tokenUrl: undefined });
+      expect(
+        loadAppConfig({
+          ...jwt,
+          AUTH_JWT_ROLE_SCOPES:
+            'Reports.Reader=transactions:read+requirements:read, Agents.Editor=transactions:write',
+          AUTH_JWT_TOKEN_URL: 'https://id.example.com/oauth2/token',
+        }).auth,
+      ).toMatchObject({
+        roleScopes: new Map([
+          ['Reports.Reader', ['transactions:read', 'requirements:read']],
+          ['Agents.Editor', ['transactions:write']],
+        ]),
+        tokenUrl: 'https://id.example.com/oauth2/token',
+      });
+      expect(
+        configurationErrorOf({
+          ...jwt,
+          AUTH_JWT_ROLE_SCOPES: 'Reader=transactions:read,Reader=requirements:read,Writer',
+          AUTH_JWT_TOKEN_URL: 'ftp://id.example.com/token',
+        }).problems.map((problem) => problem.split(' ')[0]),
+      ).toEqual(['AUTH_JWT_TOKEN_URL', 'AUTH_JWT_ROLE_SCOPES']);
+    });
+
     it('requires a key source, an issuer and an audience for JWTs, with a bounded clock skew and token lifetime', () => {
       const config = loadAppConfig({
         AUTH_MODE: 'jwt',
