@@ -5,12 +5,15 @@ import { type AddressInfo } from 'node:net';
 
 /**
  * Credentials as the gateway's callers present them: API keys and the AUTH_API_KEYS entry that names
- * them, RS256 tokens from a test issuer, and a JWKS endpoint that publishes the issuer's key.
+ * them, RS256 and ES256 tokens from a test issuer, and a JWKS endpoint that publishes the issuer's key.
  */
 
-/** `name=sha256:<hex>`: an AUTH_API_KEYS entry, which holds the key's hash and never the key. */
-export const apiKeyEntry = (name: string, key: string) =>
-  `${name}=sha256:${createHash('sha256').update(key).digest('hex')}`;
+/**
+ * `name=sha256:<hex>`, or `name=sha256:<hex>:scope+scope` with scopes: an AUTH_API_KEYS entry, which
+ * holds the key's hash and never the key.
+ */
+export const apiKeyEntry = (name: string, key: string, scopes?: readonly string[]) =>
+  `${name}=sha256:${createHash('sha256').update(key).digest('hex')}${scopes ? `:${scopes.join('+')}` : ''}`;
 
 /** AUTH_API_KEYS for several keys, comma-separated. */
 export const apiKeysVariable = (keys: Record<string, string>) =>
@@ -34,22 +37,26 @@ export interface Claims {
   [claim: string]: unknown;
 }
 
-/** An RS256 signing key with its key id: what an identity provider holds. */
+/** The signing algorithms a test issuer uses: RSA (most identity providers) and P-256 ECDSA. */
+export type IssuerAlgorithm = 'RS256' | 'ES256';
+
+/** A signing key (RS256 unless told) with its key id: what an identity provider holds. */
 export class TokenIssuer {
   private constructor(
     readonly kid: string,
     readonly privateKey: CryptoKey,
     readonly publicKey: CryptoKey,
+    readonly alg: IssuerAlgorithm,
   ) {}
 
-  static async create(kid: string): Promise<TokenIssuer> {
-    const { publicKey, privateKey } = await generateKeyPair('RS256');
-    return new TokenIssuer(kid, privateKey, publicKey);
+  static async create(kid: string, alg: IssuerAlgorithm = 'RS256'): Promise<TokenIssuer> {
+    const { publicKey, privateKey } = await generateKeyPair(alg);
+    return new TokenIssuer(kid, privateKey, publicKey, alg);
   }
 
   /** The public key as a JWKS lists it. */
   async jwk(): Promise<JWK> {
-    return { ...(await exportJWK(this.publicKey)), kid: this.kid, alg: 'RS256', use: 'sig' };
+    return { ...(await exportJWK(this.publicKey)), kid: this.kid, alg: this.alg, use: 'sig' };
   }
 
   /** The public key as a PEM (`-----BEGIN PUBLIC KEY-----`), as AUTH_JWT_PUBLIC_KEY takes it. */
@@ -57,10 +64,10 @@ export class TokenIssuer {
     return exportSPKI(this.publicKey);
   }
 
-  /** A token with exactly these claims, signed RS256; `kid` defaults to this key's. */
+  /** A token with exactly these claims, signed with this key's algorithm; `kid` defaults to its own. */
   sign(claims: Claims, header: { kid?: string } = {}): Promise<string> {
     return new SignJWT(claims)
-      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: header.kid ?? this.kid })
+      .setProtectedHeader({ alg: this.alg, typ: 'JWT', kid: header.kid ?? this.kid })
       .sign(this.privateKey);
   }
 }
