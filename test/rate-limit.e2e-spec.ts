@@ -1,6 +1,9 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import request from 'supertest';
 import { DEFAULT_AUTH_FAILURE_LIMIT } from '../src/config/app-config';
@@ -190,5 +193,81 @@ describe('REDIS_URL naming a Redis that does not answer', () => {
     // Once for the outage, not once per request.
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('counted in memory, per instance');
+  });
+});
+
+/** A Redis this file owns, on its own port, without persistence: frozen (SIGSTOP) and thawed at will. */
+async function startPrivateRedis(): Promise<{ url: string; server: ChildProcess }> {
+  const port = await freePort();
+  const server = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const deadline = Date.now() + 10000;
+  const answers = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+  while (!(await answers())) {
+    if (Date.now() > deadline) throw new Error('The private Redis did not start');
+    await sleep(50);
+  }
+  return { url: `redis://127.0.0.1:${port}`, server };
+}
+
+describe('a Redis that freezes (SIGSTOP) under load', () => {
+  let redis: { url: string; server: ChildProcess } | undefined;
+
+  afterAll(() => {
+    redis?.server.kill('SIGCONT');
+    redis?.server.kill('SIGKILL');
+  });
+
+  it('makes no request wait on it: the circuit opens at once, one probe at a time, and closes when it answers', async () => {
+    redis = await startPrivateRedis();
+    const running = await startApp({
+      AUTH_MODE: 'none',
+      REDIS_URL: redis.url,
+      RATE_LIMIT: '1000000',
+      RATE_LIMIT_KEY_PREFIX: keyPrefix(),
+    });
+    const storeOf = async () =>
+      (await running.http.get('/health/ready').expect(200)).body.details.rateLimit.store as string;
+    expect(await storeOf()).toBe('redis');
+    /** Eight clients in a loop for `ms`: the duration of each request. */
+    const load = async (ms: number) => {
+      const durations: number[] = [];
+      const until = Date.now() + ms;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (Date.now() < until) {
+            const started = performance.now();
+            await running.http.get(REQUIREMENTS).expect(200);
+            durations.push(performance.now() - started);
+          }
+        }),
+      );
+      return durations;
+    };
+    redis.server.kill('SIGSTOP');
+    // Frozen for 4 s: past several retry times (1 s each), when every request used to wait 0.5 s.
+    const frozen = await load(4000);
+    // Only the requests in flight when it froze waited, 50 ms, never the command time-out (500 ms)
+    // that every request in flight at each retry used to wait.
+    const slow = frozen.filter((duration) => duration >= 300);
+    expect({ requests: frozen.length, slow }).toEqual({ requests: frozen.length, slow: [] });
+    expect(await storeOf()).toBe('memory');
+    redis.server.kill('SIGCONT');
+    let store = 'memory';
+    for (let waited = 0; store !== 'redis' && waited < 5000; waited += 100) {
+      await sleep(100);
+      store = await storeOf();
+    }
+    expect(store).toBe('redis');
   });
 });

@@ -35,12 +35,24 @@ local count = redis.call('GET', KEYS[1])
 if not count then return {0, 0} end
 return {tonumber(count), redis.call('PTTL', KEYS[1])}`;
 
-/** A Redis command past this is taken as Redis being away: requests must not wait on it. */
+/** A Redis command past this has failed: the probe's bound, and the last resort of any command. */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
-/** After a failure, requests count in memory this long before Redis is asked again. */
+/**
+ * A Redis that leaves its commands unanswered this long is taken as away (the circuit opens): every
+ * request waiting on it counts in memory at once, and so does every request after, without waiting.
+ * A Redis that answers takes well under a millisecond.
+ */
+const REDIS_STALL_MS = 50;
+/** While the circuit is open, Redis is probed (PING) this often, one probe at a time. */
 const REDIS_RETRY_MS = 1000;
 /** How long the start waits for Redis before serving with limits in memory. */
 const REDIS_CONNECT_WAIT_MS = 2000;
+
+/** Settled once, when the circuit opens: what the requests waiting on Redis race. */
+class Stall {
+  resolve!: () => void;
+  readonly promise = new Promise<undefined>((resolve) => (this.resolve = () => resolve(undefined)));
+}
 
 /** Counts in this process: what every instance does without Redis, and while Redis is away. */
 class MemoryBuckets {
@@ -93,7 +105,17 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
   private readonly redis?: Redis;
   /** `connecting` until Redis first answers or fails; each change is logged once. */
   private redisState: 'connecting' | 'available' | 'unavailable' = 'connecting';
-  private redisRetryAt = 0;
+  /** Open while Redis is away: requests count in memory, and one probe at a time asks it again. */
+  private open = false;
+  private probe?: NodeJS.Timeout;
+  /** Set at shutdown: no probe is sent any more. */
+  private stopped = false;
+  /** Commands sent and not yet answered, and the answers so far: what the stall watch compares. */
+  private pending = 0;
+  private answers = 0;
+  private stallWatch?: NodeJS.Timeout;
+  /** Settles every command waiting on Redis with the memory count once the circuit opens. */
+  private stalled = new Stall();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     const { windowSeconds, redisUrl, keyPrefix } = config.rateLimit as RateLimitConfig;
@@ -134,6 +156,9 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
 
   onApplicationShutdown(): void {
     this.memory.close();
+    this.stopped = true;
+    clearTimeout(this.stallWatch);
+    clearTimeout(this.probe);
     this.redis?.disconnect();
   }
 
@@ -154,35 +179,84 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
       : { store: 'memory', redis: 'unavailable' };
   }
 
+  /** The bucket counted in Redis while its circuit is closed; in memory while it is open (Redis away). */
   private async shared(
     key: string,
     script: string,
     inMemory: () => BucketState,
     args: string[],
   ): Promise<BucketState> {
-    if (!this.redis || Date.now() < this.redisRetryAt) return inMemory();
+    if (!this.redis || this.open) return inMemory();
+    const stalled = this.stalled.promise;
+    const counted = await Promise.race([this.evaluate(key, script, args), stalled]);
+    return counted ?? inMemory();
+  }
+
+  /** Runs a script in Redis; `undefined` when Redis fails or stalls, the circuit then open. */
+  private async evaluate(
+    key: string,
+    script: string,
+    args: string[],
+  ): Promise<BucketState | undefined> {
+    this.pending += 1;
+    this.watchForStall();
     try {
-      const [count, resetInMs] = (await this.redis.eval(script, 1, key, ...args)) as [
+      const [count, resetInMs] = (await this.redis!.eval(script, 1, key, ...args)) as [
         number,
         number,
       ];
+      this.answers += 1;
       this.redisAnswered();
       return { count, resetInMs };
     } catch (error) {
       this.redisFailed(error as Error);
-      return inMemory();
+      return undefined;
+    } finally {
+      this.pending -= 1;
+    }
+  }
+
+  /**
+   * While commands are pending, checks every REDIS_STALL_MS that Redis answered one: if it did not,
+   * the circuit opens and every request waiting on Redis counts in memory at once.
+   */
+  private watchForStall(): void {
+    if (this.stallWatch) return;
+    const answersBefore = this.answers;
+    this.stallWatch = setTimeout(() => {
+      this.stallWatch = undefined;
+      if (this.pending === 0) return;
+      if (this.answers !== answersBefore) this.watchForStall();
+      else if (!this.open) this.redisFailed(new Error(`no answer within ${REDIS_STALL_MS} ms`));
+    }, REDIS_STALL_MS).unref();
+  }
+
+  /** One PING: the circuit closes when it is answered, else the next probe is due. */
+  private async sendProbe(): Promise<void> {
+    try {
+      await this.redis!.ping();
+      this.probe = undefined;
+      this.redisAnswered();
+    } catch (error) {
+      this.probe = undefined;
+      this.redisFailed(error as Error);
     }
   }
 
   private redisAnswered(): void {
-    this.redisRetryAt = 0;
+    this.open = false;
     if (this.redisState === 'available') return;
     this.redisState = 'available';
     this.logger.log('Redis answers: rate limits are shared by every instance.');
   }
 
   private redisFailed(error: Error): void {
-    this.redisRetryAt = Date.now() + REDIS_RETRY_MS;
+    this.open = true;
+    this.stalled.resolve();
+    this.stalled = new Stall();
+    // No request waits on a probe: a timer sends it, one at a time, until Redis answers.
+    if (!this.stopped)
+      this.probe ??= setTimeout(() => void this.sendProbe(), REDIS_RETRY_MS).unref();
     if (this.redisState === 'unavailable') return;
     this.redisState = 'unavailable';
     this.logger.warn(

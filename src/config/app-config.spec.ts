@@ -591,11 +591,12 @@ describe('loadAppConfig', () => {
         maxConnectionsPerClient: 256,
         minBodyBytesPerSecond: 240,
         bodyRateGraceMs: 5000,
+        drainLimitBytes: 4 * 1024 * 1024,
       });
       expect(config.shutdownDrainMs).toBe(5000);
     });
 
-    it('reads each of them, and 0 for no minimum body rate and no drain', () => {
+    it('reads each of them, and 0 for no minimum body rate, no drain and no body drained', () => {
       const config = loadAppConfig({
         HTTP_HEADERS_TIMEOUT_MS: '500',
         HTTP_REQUEST_TIMEOUT_MS: '2000',
@@ -605,6 +606,7 @@ describe('loadAppConfig', () => {
         HEALTH_PORT: '9000',
         BODY_MIN_BYTES_PER_SECOND: '0',
         BODY_RATE_GRACE_MS: '1000',
+        BODY_DRAIN_LIMIT: '0',
         SHUTDOWN_DRAIN_MS: '0',
       });
       expect(config.connections).toEqual({
@@ -616,6 +618,7 @@ describe('loadAppConfig', () => {
         healthPort: 9000,
         minBodyBytesPerSecond: 0,
         bodyRateGraceMs: 1000,
+        drainLimitBytes: 0,
       });
       expect(config.shutdownDrainMs).toBe(0);
     });

@@ -89,6 +89,11 @@ export interface ConnectionLimits {
   /** A body must average at least this, once `bodyRateGraceMs` has passed; 0 sets no minimum. */
   readonly minBodyBytesPerSecond: number;
   readonly bodyRateGraceMs: number;
+  /**
+   * After an answer sent before its body was read (413, 415, 401…), a rest up to this is read and
+   * discarded so that the connection carries the next request; a longer one closes the connection.
+   */
+  readonly drainLimitBytes: number;
 }
 
 export interface RateLimitConfig {
@@ -195,10 +200,10 @@ class EnvironmentReader {
     return fallback;
   }
 
-  size(name: string, fallback: string): number {
+  size(name: string, fallback: string, minimum = 1): number {
     const raw = this.env[name] ?? fallback;
     const value = bytes.parse(raw);
-    if (value === null || !Number.isFinite(value) || value < 1) {
+    if (value === null || !Number.isFinite(value) || value < minimum) {
       this.report(name, `${name} must be a size such as 1mb or 512kb (got '${raw}')`);
       return bytes.parse(fallback) ?? 0;
     }
@@ -502,6 +507,7 @@ function readConnectionLimits(
     healthPort,
     minBodyBytesPerSecond: reader.integer('BODY_MIN_BYTES_PER_SECOND', 240, 0, 1_000_000_000),
     bodyRateGraceMs: reader.integer('BODY_RATE_GRACE_MS', 5000, 0, 600000),
+    drainLimitBytes: reader.size('BODY_DRAIN_LIMIT', '4mb', 0),
   };
 }
 

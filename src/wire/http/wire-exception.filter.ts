@@ -3,11 +3,13 @@ import {
   Catch,
   type ExceptionFilter,
   HttpException,
+  Inject,
   NotFoundException,
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import { DomainError } from '../../common/domain-error';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { recordFailure } from '../../logging/logging.module';
 import { requestMediaType } from './wire-body';
 import { errorBodyOf, INTERNAL_ERROR } from '../codecs/error-bodies';
@@ -15,6 +17,7 @@ import { type WireErrorBody } from '../codecs/wire-codec';
 import { WireRequestError } from '../model/wire-errors';
 import { NEGOTIATED_BY, WireFormats } from './wire-negotiation';
 import { RouteMethods } from './route-methods';
+import { settleUnreadBody } from './unread-body';
 
 interface DescribedError {
   readonly body: WireErrorBody;
@@ -66,6 +69,7 @@ export class WireExceptionFilter implements ExceptionFilter {
   constructor(
     private readonly formats: WireFormats,
     private readonly routes: RouteMethods,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -77,6 +81,7 @@ export class WireExceptionFilter implements ExceptionFilter {
       response.destroy();
       return;
     }
+    settleUnreadBody(request, response, this.config.connections);
     const format = this.formats.forError(request.headers.accept, requestMediaType(request));
     response.status(body.status);
     for (const [name, value] of Object.entries(headers ?? {})) response.setHeader(name, value);

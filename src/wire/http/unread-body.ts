@@ -1,0 +1,54 @@
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+
+/**
+ * How long a connection closed under an unread body keeps reading (and discarding) what the client
+ * still sends after the answer: closing at once, with bytes unread, resets the connection, and a
+ * reset can reach the client before the answer does.
+ */
+export const LINGER_MS = 2_000;
+
+/** What bounds the reading of a body the answer did not need. */
+export interface DrainLimits {
+  /** The longest rest read and discarded; a longer one closes the connection. */
+  readonly drainLimitBytes: number;
+  /** How long the rest may take to arrive before the connection is closed anyway. */
+  readonly requestTimeoutMs: number;
+}
+
+/**
+ * Makes an answer sent before its request's body was read whole (413, 415, 401, 403, 429, a 400 on
+ * the headers) leave its connection fit for the next request, and says so in its headers. A rest of
+ * known length up to `drainLimitBytes` is read and discarded after the answer (`Connection:
+ * keep-alive`), within `requestTimeoutMs` or else the connection is closed; a longer rest, or one of
+ * unknown length (chunked), closes the connection (`Connection: close`) after a linger. Call it
+ * before the answer is sent.
+ */
+export function settleUnreadBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  { drainLimitBytes, requestTimeoutMs }: DrainLimits,
+): void {
+  if (request.complete || request.readableEnded) return;
+  const length = request.headers['content-length'];
+  const rest = length === undefined ? undefined : Number(length);
+  // What was read of it (a limit crossed midway) only shortens the rest.
+  const drains = rest !== undefined && rest <= drainLimitBytes;
+  const { socket } = request;
+  if (drains) {
+    response.setHeader('Connection', 'keep-alive');
+    const deadline = setTimeout(() => socket.destroy(), requestTimeoutMs);
+    request.once('end', () => clearTimeout(deadline));
+    request.once('close', () => clearTimeout(deadline));
+  } else {
+    response.setHeader('Connection', 'close');
+    // Node closes a connection answered with Connection: close at once: instead, end it (the client
+    // reads the answer, then the end) and keep discarding what arrives until the client closes too.
+    socket.destroySoon = () => {
+      socket.end();
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    };
+  }
+  // Discards what arrives: nothing listens for the body any more.
+  request.removeAllListeners('data');
+  request.resume();
+}
