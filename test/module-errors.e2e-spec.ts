@@ -1,6 +1,8 @@
 import { type OpenAPIObject } from '@nestjs/swagger';
 import {
+  CREATED_LOCATION,
   ErrorsProbeModule,
+  ProbeClosedException,
   INTERNAL_DETAIL,
   ProbeRefusedError,
   ProbeUnprocessableError,
@@ -46,6 +48,8 @@ const ANSWERS: ReadonlyArray<{
     status: 404,
     message: 'No developer with developer_id 7 exists.',
   },
+  // A NestJS exception of the module's own, as @WireErrors documents it.
+  { method: 'get', path: 'Closed', status: 409, message: 'The probe closed at five.' },
   // Server errors keep their status but never their own text.
   { method: 'get', path: 'Crash', status: 500, message: 'An error has occurred.' },
   { method: 'get', path: 'ServerError', status: 500, message: 'An error has occurred.' },
@@ -119,5 +123,42 @@ describe('errors of a module the service does not know of', () => {
     expect(responses('/api/Transaction/GetTransaction/{transaction_id}')['404']?.description).toBe(
       'No such transaction.',
     );
+  });
+
+  it('documents an HttpException class listed in @WireErrors with the answer it gives', async () => {
+    const document = (await running.http.get('/swagger-json').expect(200)).body as OpenAPIObject;
+    const conflict = document.paths['/api/ErrorsProbe/Closed'].get!.responses['409'] as {
+      description: string;
+      content: Record<string, { example: unknown }>;
+    };
+    expect(conflict.description).toBe(ProbeClosedException.description);
+    const json = await running.http
+      .get('/api/ErrorsProbe/Closed')
+      .set('Accept', 'application/json');
+    const { requestId, ...answered } = json.body as Record<string, unknown>;
+    expect(requestId).toEqual(expect.any(String));
+    expect(conflict.content['application/json'].example).toEqual({
+      ...answered,
+      requestId: expect.any(String) as unknown,
+    });
+    const xml = await running.http.get('/api/ErrorsProbe/Closed').set('Accept', 'application/xml');
+    expect(conflict.content['application/xml'].example).toBe(xml.text);
+  });
+
+  it('answers a route that creates 201 with Location and no ETag, as its document says', async () => {
+    const document = (await running.http.get('/swagger-json').expect(200)).body as OpenAPIObject;
+    const responses = document.paths['/api/ErrorsProbe/Record'].post!.responses as Record<
+      string,
+      { headers?: Record<string, unknown> }
+    >;
+    expect(Object.keys(responses['201'].headers ?? {}).sort()).toEqual([
+      'Location',
+      'X-Request-Id',
+    ]);
+    expect(responses['200']).toBeUndefined();
+    const created = await running.http.post('/api/ErrorsProbe/Record');
+    expect(created.status).toBe(201);
+    expect(created.headers.location).toBe(CREATED_LOCATION);
+    expect(created.headers.etag).toBeUndefined();
   });
 });

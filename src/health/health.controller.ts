@@ -1,6 +1,7 @@
 import { Controller, Get, Optional, ServiceUnavailableException } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { PublicRoute } from '../auth/auth.guard';
+import { WireTag } from '../wire';
 import { SkipRateLimit } from '../auth/rate-limit.guard';
 import { RateLimitStore } from '../auth/rate-limit.store';
 import {
@@ -58,7 +59,10 @@ function notReady(failure: ServiceUnavailableException): ServiceNotReadyError {
 }
 
 /** Probes for the gateway and the orchestrator, outside the API prefix and always open. */
-@ApiTags('Health')
+@WireTag(
+  'Health',
+  'Probes for the gateway and the orchestrator: never authenticated, never rate limited.',
+)
 @PublicRoute()
 @SkipRateLimit()
 @Controller('health')

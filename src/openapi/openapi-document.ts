@@ -10,7 +10,13 @@ import {
 } from '@nestjs/swagger';
 import { declaredScopes, declareScope, REQUIRED_SCOPES_EXTENSION } from '../auth/scopes';
 import { type AppConfig } from '../config/app-config';
-import { declaredWireModels, type WireClass, writeWireExamples, XmlCodec } from '../wire';
+import {
+  declaredWireModels,
+  describedTags,
+  type WireClass,
+  writeWireExamples,
+  XmlCodec,
+} from '../wire';
 
 const DESCRIPTION =
   'Property sales transactions and their document requirements. Every operation speaks JSON ' +
@@ -45,24 +51,6 @@ export function canonical(
 /** An OpenAPI example, and each entry of `examples` (a body in its `value`). */
 const OPENAPI_EXAMPLE = (key: string, parentKey?: string) =>
   key === 'example' || parentKey === 'examples';
-
-const TAGS = [
-  {
-    name: 'Transaction',
-    description:
-      'Property sales transactions: read one with its requirements checklist, list them, change ' +
-      'the agent chain and read its history.',
-  },
-  {
-    name: 'Requirement',
-    description: 'The requirement catalogue: each requirement type with its acquisition records.',
-  },
-  {
-    name: 'Health',
-    description:
-      'Probes for the gateway and the orchestrator: never authenticated, never rate limited.',
-  },
-];
 
 const REQUEST_ID = {
   description:
@@ -257,7 +245,11 @@ export function createOpenApiDocument(
   writeWireExamples(document, new XmlCodec(config.xmlNamespace));
   requireResponseMembers(document);
   declareRequestId(document);
-  document.tags = TAGS;
+  document.tags = describedTags(
+    Object.values(document.paths).flatMap((item) =>
+      (Object.values(item) as OperationObject[]).flatMap((operation) => operation.tags ?? []),
+    ),
+  );
   document.info.license = { name: 'Proprietary: all rights reserved' };
   // Relative to where the document is served: right behind a gateway that serves it under a path.
   document.servers = [{ url: '.', description: 'The service serving this document.' }];

@@ -1,10 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation } from '@nestjs/swagger';
 import { AuthenticationError } from '../auth/authenticator';
 import { RateLimitedError } from '../auth/rate-limit.guard';
 import { declareScope, RequiresScope } from '../auth/scopes';
 import { DatabaseUnavailableError } from '../database/database-errors';
-import { VersionedBody, WireErrors, WireResponse } from '../wire';
+import { VersionedBody, WireErrors, WireResponse, WireTag } from '../wire';
 import { REQUIREMENTS_EXAMPLE } from '../openapi/examples';
 import { RequirementDto } from './dto/requirement.dto';
 import { RequirementService } from './requirement.service';
@@ -14,7 +14,10 @@ export const REQUIREMENTS_READ = declareScope(
   'Read the requirement catalogue (GetRequirements).',
 );
 
-@ApiTags('Requirement')
+@WireTag(
+  'Requirement',
+  'The requirement catalogue: each requirement type with its acquisition records.',
+)
 @Controller('Requirement')
 export class RequirementController {
   constructor(private readonly requirements: RequirementService) {}

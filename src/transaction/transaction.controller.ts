@@ -10,7 +10,7 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import { type Request, type Response } from 'express';
 import {
   AGENT_HISTORY_EXAMPLE,
@@ -29,6 +29,7 @@ import {
   WireErrors,
   WireRequestBody,
   WireResponse,
+  WireTag,
 } from '../wire';
 import { AGENT_CHAIN_FIELDS } from './agent-chain';
 import { AgentAssignmentDto } from './dto/agent-assignment.dto';
@@ -170,7 +171,11 @@ const LIST_QUERY = applyDecorators(
   }),
 );
 
-@ApiTags('Transaction')
+@WireTag(
+  'Transaction',
+  'Property sales transactions: read one with its requirements checklist, list them, change ' +
+    'the agent chain and read its history.',
+)
 @Controller('Transaction')
 export class TransactionController {
   constructor(private readonly transactions: TransactionService) {}

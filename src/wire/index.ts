@@ -44,7 +44,14 @@ export {
 export { type WireScalarsOf, pickWireScalars } from './model/wire-record';
 export { toValidatedDto } from './model/wire-validation';
 export { writeWireExamples } from './openapi/wire-examples';
-export { WireErrors, WireRequestBody, WireResponse } from './openapi/wire-response.decorator';
+export {
+  type HttpExceptionClass,
+  WireCreated,
+  WireErrors,
+  WireRequestBody,
+  WireResponse,
+} from './openapi/wire-response.decorator';
+export { describedTags, WireTag } from './openapi/wire-tag';
 export { ExactDecimal } from './values/exact-decimal';
 export { formatWireDate, isStorableDate, setServiceTimeZone } from './values/wire-date';
 export { INT32_MAX, INT32_MIN } from './values/int32';

@@ -11,15 +11,28 @@ import {
   Param,
   ParseIntPipe,
   Post,
+  Res,
   ServiceUnavailableException,
   UseGuards,
 } from '@nestjs/common';
+import { type Response } from 'express';
 import { declareScope, RequiresScope } from '../../src/auth/scopes';
 import { DomainError } from '../../src/common/domain-error';
-import { WireErrors } from '../../src/wire';
+import { WireCreated, WireErrors } from '../../src/wire';
 
 /** Text no answer may carry: what a careless server error would leak. */
 export const INTERNAL_DETAIL = 'SELECT secret FROM probe_credentials';
+
+/** A NestJS exception of the module's own, listed in @WireErrors as a domain error is. */
+export class ProbeClosedException extends ConflictException {
+  static readonly description = 'The probe is closed for the day.';
+  constructor() {
+    super('The probe closed at five.');
+  }
+}
+
+/** Where the created probe record is, as the Created route's Location says. */
+export const CREATED_LOCATION = '/api/ErrorsProbe/Record/7';
 
 /** A module's own 403, declared without touching the wire layer. */
 export class ProbeRefusedError extends DomainError {
@@ -121,6 +134,18 @@ class ErrorsProbeController {
   @Get('DomainUnprocessable')
   domainUnprocessable(): never {
     throw new ProbeUnprocessableError('the moon is full');
+  }
+
+  @Get('Closed')
+  @WireErrors(ProbeClosedException, 500)
+  closed(): never {
+    throw new ProbeClosedException();
+  }
+
+  @Post('Record')
+  @WireCreated({ description: 'The record was created; Location says where it is.' })
+  record(@Res({ passthrough: true }) response: Response): void {
+    response.location(CREATED_LOCATION);
   }
 
   @Get('Crash')

@@ -1,4 +1,6 @@
 /** The bodies errors are answered with: by the exception filter, and in the OpenAPI examples. */
+import { type HttpException } from '@nestjs/common';
+import { STATUS_CODES } from 'node:http';
 import { DomainError } from '../../common/domain-error';
 import { RequestValidationError, type WireRequestError } from '../model/wire-errors';
 import { type WireErrorBody } from './wire-codec';
@@ -25,4 +27,35 @@ export function errorBodyOf(exception: WireRequestError | DomainError): WireErro
   const { status, title } = STATUS_OF_WIRE_ERROR[exception.code];
   const modelState = exception instanceof RequestValidationError ? exception.modelState : undefined;
   return { status, code: exception.code, title, message: exception.message, modelState };
+}
+
+/**
+ * The message an HttpException was given: its string response, or the `message` of its object
+ * response (ValidationPipe's list of violations joined).
+ */
+function messageOf(exception: HttpException): string | undefined {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const { message } = response as { message?: unknown };
+  if (typeof message === 'string') return message;
+  if (Array.isArray(message) && message.length > 0) return message.map(String).join('; ');
+  return undefined;
+}
+
+/**
+ * The body answering a NestJS HttpException: its status, and its message when `ownMessage` (one a
+ * route, guard or pipe raised; the router's own say only their status). A 500's message may hold
+ * internals: it is never shown.
+ */
+export function httpErrorBodyOf(exception: HttpException, ownMessage = true): WireErrorBody {
+  const status = exception.getStatus();
+  if (status === 500) return INTERNAL_ERROR;
+  const title = STATUS_CODES[status] ?? 'Error';
+  const message = ownMessage && status < 500 ? messageOf(exception) : undefined;
+  return {
+    status,
+    code: `http_${status}`,
+    title,
+    message: message === undefined || message === title ? `${title}.` : message,
+  };
 }

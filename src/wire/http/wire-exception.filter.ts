@@ -7,12 +7,11 @@ import {
   NotFoundException,
 } from '@nestjs/common';
 import { type Request, type Response } from 'express';
-import { STATUS_CODES } from 'node:http';
 import { DomainError } from '../../common/domain-error';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { recordFailure } from '../../logging/logging.module';
 import { requestMediaType } from './wire-body';
-import { errorBodyOf, INTERNAL_ERROR } from '../codecs/error-bodies';
+import { errorBodyOf, httpErrorBodyOf, INTERNAL_ERROR } from '../codecs/error-bodies';
 import { type WireErrorBody } from '../codecs/wire-codec';
 import { WireRequestError } from '../model/wire-errors';
 import { NEGOTIATED_BY, WireFormats } from './wire-negotiation';
@@ -22,19 +21,6 @@ import { settleUnreadBody } from './unread-body';
 interface DescribedError {
   readonly body: WireErrorBody;
   readonly headers?: Readonly<Record<string, string>>;
-}
-
-/**
- * The message an HttpException was given: its string response, or the `message` of its object
- * response (ValidationPipe's list of violations joined).
- */
-function messageOf(exception: HttpException): string | undefined {
-  const response = exception.getResponse();
-  if (typeof response === 'string') return response;
-  const { message } = response as { message?: unknown };
-  if (typeof message === 'string') return message;
-  if (Array.isArray(message) && message.length > 0) return message.map(String).join('; ');
-  return undefined;
 }
 
 /**
@@ -109,19 +95,7 @@ export class WireExceptionFilter implements ExceptionFilter {
   private describeHttpException(exception: HttpException, request: Request): DescribedError {
     const routed = reachedRoute(request);
     if (!routed && exception instanceof NotFoundException) return this.describeUnmatched(request);
-    const status = exception.getStatus();
-    if (status === 500) return { body: INTERNAL_ERROR };
-    const title = STATUS_CODES[status] ?? 'Error';
-    // A server error's own message may hold internals; the framework's texts are the status's own.
-    const message = routed && status < 500 ? messageOf(exception) : undefined;
-    return {
-      body: {
-        status,
-        code: `http_${status}`,
-        title,
-        message: message === undefined || message === title ? `${title}.` : message,
-      },
-    };
+    return { body: httpErrorBodyOf(exception, routed) };
   }
 
   /** The router matched no route: 405 when the path exists under other methods, else 404. */

@@ -1,4 +1,4 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { applyDecorators, HttpCode, HttpException, SetMetadata } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -19,7 +19,7 @@ import { DEFAULT_XML_NAMESPACE } from '../../config/app-config';
 import { FORM_MEDIA_TYPE } from '../codecs/form.codec';
 import { JSON_MEDIA_TYPES, JsonCodec, PROBLEM_JSON } from '../codecs/json.codec';
 import { type WireErrorBody } from '../codecs/wire-codec';
-import { errorBodyOf, INTERNAL_ERROR } from '../codecs/error-bodies';
+import { errorBodyOf, httpErrorBodyOf, INTERNAL_ERROR } from '../codecs/error-bodies';
 import {
   PayloadTooLargeError,
   RequestValidationError,
@@ -79,6 +79,11 @@ const RESPONSE_HEADERS: Record<string, HeaderObject> = {
     required: true,
     schema: { type: 'string', example: '"1001.3"' },
   },
+  Location: {
+    description: 'The address of the resource the request created.',
+    required: true,
+    schema: { type: 'string', format: 'uri-reference', example: '/api/Developer/GetDeveloper/7' },
+  },
   'Retry-After': {
     description: 'Seconds to wait before sending the request again.',
     required: true,
@@ -104,9 +109,17 @@ function headersOf(names: Iterable<string>): Record<string, HeaderObject> {
   );
 }
 
+/** A body the interceptor writes in the negotiated format, under every response media type. */
+const writtenBody = (type: WireClass, list: boolean) =>
+  applyDecorators(
+    SetMetadata(WIRE_RESPONSE, { type, list } satisfies WireResponseOptions),
+    ApiExtraModels(type),
+    ApiProduces(...RESPONSE_TYPES),
+  );
+
 /**
- * Declares a route's body: the interceptor writes it in the negotiated format, and the OpenAPI
- * document lists it under every response media type.
+ * Declares a route's body: the interceptor writes it in the negotiated format, with an ETag on GET,
+ * and the OpenAPI document lists it under every response media type.
  */
 export const WireResponse = (
   type: WireClass,
@@ -119,9 +132,7 @@ export const WireResponse = (
   },
 ) =>
   applyDecorators(
-    SetMetadata(WIRE_RESPONSE, { type, list: options.list ?? false } satisfies WireResponseOptions),
-    ApiExtraModels(type),
-    ApiProduces(...RESPONSE_TYPES),
+    writtenBody(type, options.list ?? false),
     ApiHeader({
       name: 'If-None-Match',
       required: false,
@@ -136,6 +147,34 @@ export const WireResponse = (
       headers: { ...headersOf(['ETag']), ...options.headers },
     }),
   );
+
+/**
+ * Declares a route that creates: it answers 201 Created with `Location`, the new resource's address,
+ * which the route sets (`response.location(…)`), and no ETag. With `type` and `example`, the created
+ * resource is the body, written in the negotiated format; without, the answer has no body.
+ */
+export const WireCreated = (options: {
+  description: string;
+  type?: WireClass;
+  example?: object;
+}) => {
+  const { description, type, example } = options;
+  const headers = headersOf(['Location']);
+  return applyDecorators(
+    HttpCode(201),
+    ...(type && example
+      ? [
+          writtenBody(type, false),
+          ApiResponse({
+            status: 201,
+            description,
+            headers,
+            content: bodyContent(type, false, example),
+          }),
+        ]
+      : [ApiResponse({ status: 201, description, headers })]),
+  );
+};
 
 /** Documents a request body read by the wire layer, under every request media type. */
 export const WireRequestBody = (type: WireClass, description: string, example: object) =>
@@ -213,25 +252,52 @@ function errorContent(examples: readonly WireErrorBody[]): ContentObject {
   ]) as ContentObject;
 }
 
+/** A NestJS exception class a route throws: `ConflictException`, or a module's subclass of one. */
+export type HttpExceptionClass = (new () => HttpException) & { readonly description?: string };
+
+function isHttpExceptionClass(error: unknown): error is HttpExceptionClass {
+  return typeof error === 'function' && error.prototype instanceof HttpException;
+}
+
+/** The entry of a documented error: a wire status, a domain error or an HttpException class. */
+function entryOf(error: WireErrorStatus | DocumentedErrorClass | HttpExceptionClass): {
+  status: number;
+  entry: WireErrorEntry;
+} {
+  if (typeof error === 'number') return { status: error, entry: WIRE_ERRORS[error] };
+  if (isHttpExceptionClass(error)) {
+    // Made with no arguments, as `throw new ConflictException()` or a subclass's own message.
+    const example = httpErrorBodyOf(new error());
+    return {
+      status: example.status,
+      entry: { description: error.description ?? example.message, example },
+    };
+  }
+  return {
+    status: error.status,
+    entry: {
+      description: error.description,
+      example: errorBodyOf(error.example),
+      headers: Object.keys(error.example.headers),
+    },
+  };
+}
+
 /**
- * Documents the error answers of a route: the statuses the wire layer produces, by number, and the
- * domain errors the route may raise, by class, each described as its class describes itself and
- * shown by its example, with the headers it writes. Errors sharing a status share its entry. JSON
- * errors carry the legacy members and RFC 9457's, under the negotiated JSON type or
- * `application/problem+json` when asked for; XML errors are the legacy Error.
+ * Documents the error answers of a route: the statuses the wire layer produces, by number, the domain
+ * errors the route may raise, by class, each described as its class describes itself and shown by its
+ * example, with the headers it writes, and NestJS exception classes (`ConflictException` or a
+ * subclass), shown as made without arguments and described by a static `description` if they have
+ * one. Errors sharing a status share its entry. JSON errors carry the legacy members and RFC 9457's,
+ * under the negotiated JSON type or `application/problem+json` when asked for; XML errors are the
+ * legacy Error.
  */
-export const WireErrors = (...errors: Array<WireErrorStatus | DocumentedErrorClass>) => {
+export const WireErrors = (
+  ...errors: Array<WireErrorStatus | DocumentedErrorClass | HttpExceptionClass>
+) => {
   const byStatus = new Map<number, WireErrorEntry[]>();
   for (const error of errors) {
-    const entry: WireErrorEntry =
-      typeof error === 'number'
-        ? WIRE_ERRORS[error]
-        : {
-            description: error.description,
-            example: errorBodyOf(error.example),
-            headers: Object.keys(error.example.headers),
-          };
-    const status = typeof error === 'number' ? error : error.status;
+    const { status, entry } = entryOf(error);
     byStatus.set(status, [...(byStatus.get(status) ?? []), entry]);
   }
   return applyDecorators(
