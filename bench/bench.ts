@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { cpus, totalmem, tmpdir } from 'node:os';
@@ -15,10 +16,10 @@ import { runMysqlReference } from './reference-mysql';
  * `npm run bench`: the service on the embedded database (and on MariaDB when BENCH_DATABASE_URL names
  * a server), under autocannon at fixed connection counts, against references on the same data: the
  * machine's limit (node:http), the framework's ceiling for reads, for GetTransaction and for
- * UpdateAgents, and, on MariaDB, UpdateAgents' SQL by hand with mysql2. Prints a markdown table (each
+ * UpdateAgents, and, on MariaDB, UpdateAgents' SQL by hand with mysql2; on SQLite also what
+ * authentication by API key and authorization by scope cost two routes. Prints a markdown table (each
  * route's throughput and p99 over its reference's) and how long the service takes to answer its first
- * request. Every process it starts listens on 127.0.0.1 and stops
- * at the end.
+ * request. Every process it starts listens on 127.0.0.1 and stops at the end.
  */
 
 const DIST = join(__dirname, '..');
@@ -144,6 +145,12 @@ async function startService(
   return { url, process: child, startMs: performance.now() - spawned };
 }
 
+/** Kills a service at once and waits for its exit, so that the next one has the database alone. */
+async function stopService(service: Service): Promise<void> {
+  service.process.kill('SIGKILL');
+  await new Promise((resolve) => service.process.once('exit', resolve));
+}
+
 /** A reference server; its arguments are the port and then `args`. */
 async function startReference(file: string, args: readonly string[]): Promise<string> {
   const port = await freePort();
@@ -182,10 +189,22 @@ interface Load {
   readonly connections: number;
   readonly expectStatus: number;
   readonly request?: autocannon.Request;
+  /** Sent with every request, besides the request's own headers. */
   readonly headers?: Record<string, string>;
 }
 
-async function measure(scenario: string, database: string, load: Load): Promise<Measure> {
+/** GETs of `url` by the read connections. */
+const readLoad = (url: string, headers?: Record<string, string>, expectStatus = 200): Load => ({
+  url,
+  connections: READ_CONNECTIONS,
+  expectStatus,
+  headers,
+});
+
+/** One run of a load: its figures, before they are recorded under a scenario. */
+type Figures = Pick<Measure, 'connections' | 'requestsPerSecond' | 'p50' | 'p99' | 'errors'>;
+
+async function runLoad(load: Load): Promise<Figures> {
   const options: autocannon.Options = {
     url: load.url,
     connections: load.connections,
@@ -196,22 +215,52 @@ async function measure(scenario: string, database: string, load: Load): Promise<
   const result = await autocannon({ ...options, duration: SECONDS });
   const counts = result.statusCodeStats as unknown as Record<string, { count: number }>;
   const answered = Object.values(counts).reduce((sum, { count }) => sum + count, 0);
-  const measure: Measure = {
-    scenario,
-    database,
+  return {
     connections: load.connections,
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors:
       result.errors + result.timeouts + answered - (counts[String(load.expectStatus)]?.count ?? 0),
-    route: true,
   };
+}
+
+function record(scenario: string, database: string, figures: Figures): Measure {
+  const measure: Measure = { scenario, database, ...figures, route: true };
   results.push(measure);
   process.stderr.write(
     `${scenario} (${database}): ${Math.round(measure.requestsPerSecond)} req/s\n`,
   );
   return measure;
+}
+
+async function measure(scenario: string, database: string, load: Load): Promise<Measure> {
+  return record(scenario, database, await runLoad(load));
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
+
+/**
+ * Two variants of one route measured in turns, `rounds` times each, recorded as the median of their
+ * rounds (errors summed): drift on a busy machine weighs on both alike.
+ */
+async function measureInTurns(
+  database: string,
+  variants: ReadonlyArray<{ scenario: string; load: Load }>,
+  rounds: number,
+): Promise<Measure[]> {
+  const runs = variants.map((): Figures[] => []);
+  for (let round = 0; round < rounds; round += 1)
+    for (const [index, { load }] of variants.entries()) runs[index].push(await runLoad(load));
+  return variants.map(({ scenario }, index) =>
+    record(scenario, database, {
+      connections: runs[index][0].connections,
+      requestsPerSecond: median(runs[index].map((figures) => figures.requestsPerSecond)),
+      p50: median(runs[index].map((figures) => figures.p50)),
+      p99: median(runs[index].map((figures) => figures.p99)),
+      errors: runs[index].reduce((sum, figures) => sum + figures.errors, 0),
+    }),
+  );
 }
 
 /**
@@ -258,34 +307,32 @@ async function benchSqlite(
 
   const http = await startReference('reference-http.js', [json, xml]);
   const nest = await startReference('reference-nest.js', [json, xml]);
-  const read = (url: string, headers?: Record<string, string>, expectStatus = 200): Load => ({
-    url,
-    connections: READ_CONNECTIONS,
-    expectStatus,
-    headers,
-  });
-  await measure('node:http, GetRequirements bytes (JSON)', '-', read(`${http}/json`));
+  await measure('node:http, GetRequirements bytes (JSON)', '-', readLoad(`${http}/json`));
   const nestJson = await measure(
     'NestJS on Express, GetRequirements bytes (JSON)',
     '-',
-    read(`${nest}/json`),
+    readLoad(`${nest}/json`),
   );
   const nestXml = await measure(
     'NestJS on Express, GetRequirements bytes (XML)',
     '-',
-    read(`${nest}/xml`),
+    readLoad(`${nest}/xml`),
   );
-  const idleJson = await measure('GetRequirements JSON', 'SQLite', read(catalogue));
+  const idleJson = await measure('GetRequirements JSON', 'SQLite', readLoad(catalogue));
   compare(idleJson, nestJson);
   compare(
-    await measure('GetRequirements XML', 'SQLite', read(catalogue, { Accept: 'application/xml' })),
+    await measure(
+      'GetRequirements XML',
+      'SQLite',
+      readLoad(catalogue, { Accept: 'application/xml' }),
+    ),
     nestXml,
   );
   compare(
     await measure(
       'GetRequirements If-None-Match (304)',
       'SQLite',
-      read(catalogue, { 'If-None-Match': etag }, 304),
+      readLoad(catalogue, { 'If-None-Match': etag }, 304),
     ),
     nestJson,
   );
@@ -298,10 +345,10 @@ async function benchSqlite(
     await measureUpdateCeiling(nestWrite, 'SQLite', SIZE.transactions),
   );
   const peakRss = await peakRssMb(service.process.pid!);
-  await benchCostlyBodies(service.url, read(catalogue), idleJson);
+  await benchCostlyBodies(service.url, readLoad(catalogue), idleJson);
   const peakRssWithCostly = await peakRssMb(service.process.pid!);
-  service.process.kill('SIGKILL');
-  await new Promise((resolve) => service.process.once('exit', resolve));
+  await stopService(service);
+  await benchAuthorization(databaseUrl, SIZE.transactions, { read: idleJson, update: updates });
   await benchEvents(databaseUrl, 'SQLite', SIZE.transactions, updates);
   return { peakRssMb: peakRss, peakRssWithCostlyMb: peakRssWithCostly, startMs: service.startMs };
 }
@@ -428,8 +475,7 @@ async function benchEvents(
     off,
   );
   const backlog = await metric(away.url, 'events_pending', '{consumer="broker"}');
-  away.process.kill('SIGKILL');
-  await new Promise((resolve) => away.process.once('exit', resolve));
+  await stopService(away);
   const on = await startService(databaseUrl, BENCH_EVENTS);
   const started = performance.now();
   const publishedAtStart = await metric(on.url, 'events_published_total');
@@ -448,6 +494,69 @@ async function benchEvents(
     off,
   );
   on.process.kill('SIGTERM');
+}
+
+/** Turns of authorization off and on per route, each variant's figure the median of its turns. */
+const AUTHORIZATION_ROUNDS = number('BENCH_AUTHORIZATION_ROUNDS', 3);
+
+/** The scopes GetRequirements and UpdateAgents require, exactly: what the key is granted when on. */
+const BENCH_KEY_SCOPES = ['requirements:read', 'transactions:write'];
+
+/**
+ * What authentication by API key and authorization by scope cost GetRequirements and UpdateAgents
+ * (JSON): the service with AUTH_MODE=apikey and a key listed without scopes (authorization off: it
+ * holds every scope, so the check stops at once) against the route's run with AUTH_MODE=none (`none`),
+ * and with the same key granted exactly the routes' scopes (authorization on) against off. The two
+ * services run side by side, and each route's off and on are measured in turns.
+ */
+async function benchAuthorization(
+  databaseUrl: string,
+  count: number,
+  none: { read: Measure; update: Measure },
+): Promise<void> {
+  const key = randomBytes(32).toString('base64url');
+  const entry = `bench=sha256:${createHash('sha256').update(key).digest('hex')}`;
+  const withKey = (load: Load): Load => ({
+    ...load,
+    headers: { ...load.headers, 'X-Api-Key': key },
+  });
+  const off = await startService(databaseUrl, { AUTH_MODE: 'apikey', AUTH_API_KEYS: entry });
+  const on = await startService(databaseUrl, {
+    AUTH_MODE: 'apikey',
+    AUTH_API_KEYS: `${entry}:${BENCH_KEY_SCOPES.join('+')}`,
+  });
+  const routes = [
+    {
+      scenario: 'GetRequirements JSON',
+      reference: none.read,
+      load: (url: string) => readLoad(`${url}/api/Requirement/GetRequirements`),
+    },
+    {
+      scenario: 'UpdateAgents JSON',
+      reference: none.update,
+      load: (url: string) => updateLoad(url, count, 'json'),
+    },
+  ];
+  for (const { scenario, reference, load } of routes) {
+    const [keyOnly, scoped] = await measureInTurns(
+      'SQLite',
+      [
+        {
+          scenario: `${scenario}, API key without scopes (authorization off)`,
+          load: withKey(load(off.url)),
+        },
+        {
+          scenario: `${scenario}, API key with its scopes (authorization on)`,
+          load: withKey(load(on.url)),
+        },
+      ],
+      AUTHORIZATION_ROUNDS,
+    );
+    compare(keyOnly, reference);
+    compare(scoped, keyOnly);
+  }
+  await stopService(off);
+  await stopService(on);
 }
 
 /**
