@@ -3,7 +3,6 @@ import { type Request, type RequestHandler, type Response } from 'express';
 import { Logger as NestPinoLogger, LoggerModule, PinoLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import { destination, type Logger, pino, stdTimeFunctions } from 'pino';
-import { type AuthenticatedRequest } from '../auth/auth.guard';
 import { type AppConfig } from '../config/app-config';
 import { describeFailure } from './failure-details';
 import { routeTemplate } from './route-template';
@@ -32,6 +31,12 @@ type FailedResponse = Response & { [FAILURE]?: unknown };
 /** Notes what made a response a 5xx, for its request line to carry (with the request id). */
 export function recordFailure(response: Response, failure: unknown): void {
   (response as FailedResponse)[FAILURE] = failure;
+}
+
+/** What authentication notes on a request (src/auth), as the request line reads it. */
+interface Audited {
+  readonly caller?: { readonly id: string };
+  readonly refusedScope?: string;
 }
 
 /**
@@ -72,8 +77,8 @@ function createHttpLogger(logger: Logger): RequestHandler {
           res: { statusCode: status },
           responseTime,
           route,
-          caller: (request as AuthenticatedRequest).caller?.id,
-          missing_scope: (request as AuthenticatedRequest).refusedScope,
+          caller: (request as Audited).caller?.id,
+          missing_scope: (request as Audited).refusedScope,
           err: failure,
           trace_id: traced?.trace_id,
           span_id: traced?.span_id,

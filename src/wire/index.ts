@@ -23,17 +23,26 @@ export {
   DECIMAL_PRECISION,
   DECIMAL_SCALE,
   DateField,
+  type DateFieldOptions,
+  type FieldOptions,
   DecimalField,
+  type DecimalFieldOptions,
   IntField,
+  type IntFieldOptions,
   IntOrTextField,
   ListField,
+  type ListFieldOptions,
+  type NumberFieldOptions,
   STORED_TEXT_LENGTH,
   TextField,
+  type TextFieldOptions,
   describeValue,
 } from './model/wire-fields';
 export {
   type BoundRecord,
   type WireClass,
+  type DecimalBound,
+  type WireListMember,
   type WireMember,
   type WireModel,
   WireRecord,
@@ -42,8 +51,8 @@ export {
   wireModelOf,
 } from './model/wire-model';
 export { type WireScalarsOf, pickWireScalars } from './model/wire-record';
-export { toValidatedDto } from './model/wire-validation';
-export { writeWireExamples } from './openapi/wire-examples';
+export { WireRulesError, checkWireModels, toValidatedDto } from './model/wire-validation';
+export { InvalidExampleError, writeWireExamples } from './openapi/wire-examples';
 export {
   type HttpExceptionClass,
   WireCreated,

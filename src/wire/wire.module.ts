@@ -10,6 +10,10 @@ import { WireExceptionFilter } from './http/wire-exception.filter';
 import { WireInterceptor } from './http/wire.interceptor';
 import { WireFormats } from './http/wire-negotiation';
 import { XmlCodec } from './codecs/xml.codec';
+import { checkWireModels } from './model/wire-validation';
+
+/** Stands for the wire models' rules, read and found sound when the application is built. */
+export const WIRE_MODELS_CHECKED = Symbol('WireModelsChecked');
 
 /**
  * The cross-cutting wire layer: content negotiation, request codecs and error bodies for every module.
@@ -26,6 +30,15 @@ import { XmlCodec } from './codecs/xml.codec';
         const json = new JsonCodec();
         const xml = new XmlCodec(config.xmlNamespace);
         return new WireFormats([json, xml, new FormReader()], [json, xml]);
+      },
+    },
+    {
+      provide: WIRE_MODELS_CHECKED,
+      // While the application is built, before it listens: a class-validator decorator that would not
+      // work on a wire DTO stops the start, named with its class, member and the option to use.
+      useFactory: () => {
+        checkWireModels();
+        return true;
       },
     },
     RouteMethods,

@@ -7,6 +7,7 @@ import {
   type WireClass,
   type WireMember,
   type WireModel,
+  type WireScalarMember,
   wireModelOf,
 } from '../../src/wire';
 
@@ -19,35 +20,68 @@ export interface ArbitraryOptions {
   readonly formSafe?: boolean;
 }
 
-const SCALE = 10 ** DECIMAL_SCALE;
-const DECIMAL_BOUND = 10 ** DECIMAL_PRECISION - 1;
+const COLUMN_WHOLE_DIGITS = DECIMAL_PRECISION - DECIMAL_SCALE;
+const EARLIEST = new Date('1000-01-01T00:00:00.000Z');
+const LATEST = new Date('9999-12-31T23:59:59.999Z');
+
+/** The whole number of `unit`s a bound allows on its side, never past the bound (1 lower, -1 upper). */
+function unitsWithin(bound: number, unit: number, exclusive: boolean, side: 1 | -1): number {
+  const units = bound * unit;
+  const inside = side > 0 ? Math.ceil(units) : Math.floor(units);
+  return exclusive && inside === units ? inside + side : inside;
+}
+
+/**
+ * A decimal of the member: a whole number of its smallest step, within its bounds (the legacy range
+ * as whole values, the exact ones as declared), its precision and DECIMAL(15,4).
+ */
+function decimalArbitrary(member: WireScalarMember): fc.Arbitrary<number> {
+  const places = Math.min(member.scale ?? DECIMAL_SCALE, DECIMAL_SCALE);
+  const unit = 10 ** places;
+  const wholeDigits = Math.min(
+    COLUMN_WHOLE_DIGITS,
+    member.precision === undefined ? Infinity : member.precision - (member.scale ?? 0),
+  );
+  const largest = 10 ** (wholeDigits + places) - 1;
+  const lows = [-largest];
+  const highs = [largest];
+  if (member.min !== undefined) lows.push(member.min * unit);
+  if (member.max !== undefined) highs.push(member.max * unit);
+  if (member.lower)
+    lows.push(unitsWithin(member.lower.value.toNumber(), unit, member.lower.exclusive, 1));
+  if (member.upper)
+    highs.push(unitsWithin(member.upper.value.toNumber(), unit, member.upper.exclusive, -1));
+  return fc
+    .integer({ min: Math.max(...lows), max: Math.min(...highs) })
+    .map((units) => units / unit);
+}
+
+/** Text of the member: its lengths, its pattern, any text every format can carry. */
+function textArbitrary(member: WireScalarMember, options: ArbitraryOptions): fc.Arbitrary<string> {
+  const minLength = Math.max(member.minLength ?? 0, member.required || options.formSafe ? 1 : 0);
+  const maxLength = Math.max(minLength, 40);
+  const text = member.pattern
+    ? fc.stringMatching(member.pattern)
+    : fc.string({ unit: 'grapheme', minLength, maxLength });
+  return text.filter(
+    (candidate) =>
+      candidate.length >= minLength &&
+      candidate.length <= Math.min(member.maxLength ?? Infinity, maxLength) &&
+      !NON_XML.test(candidate) &&
+      candidate.isWellFormed() &&
+      (!member.required || candidate.trim() !== ''),
+  );
+}
 
 function memberArbitrary(member: WireMember, options: ArbitraryOptions): fc.Arbitrary<unknown> {
+  if (member.kind !== 'list' && member.enum) return fc.constantFrom(...member.enum);
   switch (member.kind) {
     case 'int':
       return fc.integer({ min: member.min ?? INT32_MIN, max: member.max ?? INT32_MAX });
     case 'decimal':
-      // A whole number of ten-thousandths, within the member's range and DECIMAL(15,4).
-      return fc
-        .integer({
-          min: Math.max(-DECIMAL_BOUND, Math.ceil((member.min ?? -Infinity) * SCALE)),
-          max: Math.min(DECIMAL_BOUND, Math.floor((member.max ?? Infinity) * SCALE)),
-        })
-        .map((units) => units / SCALE);
+      return decimalArbitrary(member);
     case 'string':
-      return fc
-        .string({
-          unit: 'grapheme',
-          minLength: member.required || options.formSafe ? 1 : 0,
-          maxLength: 40,
-        })
-        .filter(
-          (text) =>
-            text.length <= (member.maxLength ?? Infinity) &&
-            !NON_XML.test(text) &&
-            text.isWellFormed() &&
-            (!member.required || text.trim() !== ''),
-        );
+      return textArbitrary(member, options);
     case 'boolean':
       return fc.boolean();
     case 'intOrText':
@@ -55,15 +89,19 @@ function memberArbitrary(member: WireMember, options: ArbitraryOptions): fc.Arbi
         memberArbitrary({ ...member, kind: 'int' }, options),
         memberArbitrary({ ...member, kind: 'string' }, options),
       );
-    case 'date':
-      return fc.date({
-        min: new Date('1000-01-01T00:00:00.000Z'),
-        max: new Date('9999-12-31T23:59:59.999Z'),
-        noInvalidDate: true,
-      });
+    case 'date': {
+      const earliest = member.earliest && member.earliest > EARLIEST ? member.earliest : EARLIEST;
+      const latest = member.latest && member.latest < LATEST ? member.latest : LATEST;
+      return fc.date({ min: earliest, max: latest, noInvalidDate: true });
+    }
     case 'list': {
       const item = recordArbitrary(wireModelOf(member.item()), options);
-      return fc.array(item, { minLength: options.formSafe ? 1 : 0, maxLength: 4 });
+      // A form cannot send an empty list.
+      const minLength = Math.max(member.minItems ?? 0, options.formSafe ? 1 : 0);
+      return fc.array(item, {
+        minLength,
+        maxLength: Math.max(minLength, Math.min(member.maxItems ?? 4, 4)),
+      });
     }
   }
 }
@@ -76,7 +114,7 @@ export function recordArbitrary(
   const members: Record<string, fc.Arbitrary<unknown>> = {};
   for (const member of model.members) {
     const value = memberArbitrary(member, options);
-    const required = member.kind !== 'list' && member.required;
+    const required = member.required === true;
     members[member.name] = required ? value : fc.option(value, { nil: null });
   }
   return fc.record(members);

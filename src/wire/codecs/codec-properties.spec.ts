@@ -7,16 +7,47 @@ import { FormReader } from './form.codec';
 import { JsonCodec } from './json.codec';
 import { type WireReader } from './wire-codec';
 import { MalformedBodyError, RequestValidationError } from '../model/wire-errors';
-import { type WireClass, wireModelOf } from '../model/wire-model';
+import {
+  BooleanField,
+  DateField,
+  DecimalField,
+  IntField,
+  ListField,
+  TextField,
+} from '../model/wire-fields';
+import { type WireClass, WireRecord, wireModelOf } from '../model/wire-model';
 import { toValidatedDto } from '../model/wire-validation';
 import { XmlCodec } from './xml.codec';
 
 const json = new JsonCodec();
 const xml = new XmlCodec('http://schemas.datacontract.org/2004/07/PropertySales.Models');
 const form = new FormReader();
+@WireRecord({ name: 'RuledSplit' })
+class RuledSplitDto {
+  @IntField({ required: true, enum: [1, 2, 3] }) agent_id?: number | null;
+  @DecimalField({ exactMin: 0, exactMax: 1, scale: 2 }) share?: number | null;
+}
+
+/** A record with a member for every rule the field options declare. */
+@WireRecord({ name: 'Ruled' })
+class RuledDto {
+  @DecimalField({ required: true, exactMin: 0, exactMax: 0.2, scale: 4 }) rate?: number | null;
+  @DecimalField({ greaterThan: 0, precision: 6, scale: 2 }) amount?: number | null;
+  @DecimalField({ lessThan: -0.5 }) debit?: number | null;
+  @TextField({ required: true, enum: ['pending', 'approved', 'paid'] }) status?: string | null;
+  @TextField({ minLength: 3, maxLength: 10, pattern: /^[A-Z0-9-]+$/ }) reference?: string | null;
+  @TextField({ minLength: 2 }) note?: string | null;
+  @DateField({ earliest: '2020-01-01T00:00:00Z', latest: '2030-12-31T23:59:59.999Z' })
+  earned_on?: Date | null;
+  @BooleanField({ required: true }) approved?: boolean | null;
+  @ListField(() => RuledSplitDto, { required: true, minItems: 1, maxItems: 3 })
+  splits?: RuledSplitDto[] | null;
+}
+
 const MODELS: Array<[string, WireClass]> = [
   ['Transaction', TransactionDto],
   ['Requirement', RequirementDto],
+  ['a record of every rule', RuledDto],
 ];
 
 /** Two records are the same when their canonical JSON is: every member, dates to the millisecond. */

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { ApiSchema } from '@nestjs/swagger';
+import { type ExactDecimal } from '../values/exact-decimal';
 
 /**
  * The kinds of value a wire member can hold; each has one coercion, one validator and one writer.
@@ -14,20 +15,51 @@ interface WireMemberBase {
   readonly name: string;
 }
 
+/** One side of an exact decimal range. */
+export interface DecimalBound {
+  readonly value: ExactDecimal;
+  /** The bound itself is outside the range (`greaterThan`, `lessThan`). */
+  readonly exclusive: boolean;
+}
+
 export interface WireScalarMember extends WireMemberBase {
   readonly kind: WireScalarKind;
   readonly required: boolean;
-  /** Inclusive bounds of a number, as the seed's ranges. */
+  /**
+   * Inclusive whole-number bounds of a number, as the seed's ranges: DataAnnotations' [Range], which
+   * rounds a decimal half to even before comparing.
+   */
   readonly min?: number;
   readonly max?: number;
+  /** Exact bounds of a decimal, compared without rounding. */
+  readonly lower?: DecimalBound;
+  readonly upper?: DecimalBound;
+  /** Most digits of a decimal after the point, trailing zeros not counted. */
+  readonly scale?: number;
+  /** Most digits of a decimal in all, with `scale`: what a DECIMAL(precision, scale) holds. */
+  readonly precision?: number;
   /** Longest text accepted: the column length, so nothing accepted is cut when stored. */
   readonly maxLength?: number;
+  /** Shortest text accepted. */
+  readonly minLength?: number;
+  /** A pattern the text matches somewhere, as JSON Schema's `pattern` (anchor it to match all). */
+  readonly pattern?: RegExp;
+  /** The only values accepted, compared exactly (text case-sensitively). */
+  readonly enum?: readonly (string | number)[];
+  /** Inclusive bounds of a date. */
+  readonly earliest?: Date;
+  readonly latest?: Date;
 }
 
 export interface WireListMember extends WireMemberBase {
   readonly kind: 'list';
   /** The item model; a thunk because item classes may be declared after the list's owner. */
   readonly item: () => WireClass;
+  /** Present and not null. */
+  readonly required?: boolean;
+  /** Fewest and most items, null items counted. */
+  readonly minItems?: number;
+  readonly maxItems?: number;
 }
 
 export type WireMember = WireScalarMember | WireListMember;

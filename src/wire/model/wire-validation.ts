@@ -2,14 +2,21 @@ import {
   getMetadataStorage,
   type MetadataStorage,
   type ValidationArguments,
-  ValidationTypes,
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { ExactDecimal } from '../values/exact-decimal';
-import { type BoundRecord, type WireClass, type WireModel, wireModelOf } from './wire-model';
+import {
+  type BoundRecord,
+  declaredWireModels,
+  type WireClass,
+  type WireMember,
+  type WireModel,
+  wireModelOf,
+} from './wire-model';
 import { UnreadableValue } from '../values/unreadable-value';
 import { type ModelState, RequestValidationError } from './wire-errors';
 import { eachSteps, runSteps, type Steps } from './steps';
+import { plainRuleRefusal } from './plain-rules';
 
 type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
 
@@ -21,10 +28,10 @@ interface Rule {
   readonly constraint: ValidatorConstraintInterface;
 }
 
-/** A property's conditions (`@ValidateIf`) and rules, in the order class-validator runs them. */
+/** A property's rules, in the order class-validator runs them. */
 interface PropertyRules {
   readonly property: string;
-  readonly conditions: readonly ValidationMetadata[];
+  readonly member: WireMember;
   readonly rules: readonly Rule[];
 }
 
@@ -40,41 +47,51 @@ interface CompiledModel {
   readonly decimals: readonly string[];
 }
 
+/** A wire model whose decorators declare rules that wire validation would not run as written. */
+export class WireRulesError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join(' '));
+  }
+}
+
 const compiled = new WeakMap<WireClass, CompiledModel>();
 
 /**
  * Reads a model's class-validator metadata as `validateSync` would for it (no groups), and refuses
- * any rule this runner does not run the way class-validator does: the decorators stay the one
- * declaration of the rules, and a rule is never silently skipped.
+ * any rule this runner does not run the way class-validator does, or that would not do what it says
+ * on a wire value: the decorators stay the one declaration of the rules, and a rule is never silently
+ * skipped nor silently refuses everything. Each refusal names the class, the member, the decorator
+ * and the field option to declare instead.
  */
 function compile(type: WireClass): CompiledModel {
   const storage = getMetadataStorage();
+  const model = wireModelOf(type);
   const grouped = storage.groupByPropertyName(
     storage.getTargetValidationMetadatas(type, '', false, false),
   );
-  const properties = Object.entries(grouped).map(([property, metadatas]): PropertyRules => {
-    const conditions: ValidationMetadata[] = [];
+  const members = new Map(model.members.map((member) => [member.name, member]));
+  const problems: string[] = [];
+  const properties = Object.entries(grouped).flatMap(([property, metadatas]): PropertyRules[] => {
+    const member = members.get(property);
     const rules: Rule[] = [];
     for (const metadata of metadatas) {
-      if (metadata.type === ValidationTypes.CONDITIONAL_VALIDATION) {
-        conditions.push(metadata);
+      const constraints = metadata.constraintCls
+        ? storage.getTargetValidatorConstraints(metadata.constraintCls)
+        : [];
+      const refusal = plainRuleRefusal(metadata, member, constraints[0]?.name);
+      if (refusal) {
+        problems.push(`${type.name}.${property}: ${refusal}`);
         continue;
       }
-      if (metadata.type !== ValidationTypes.CUSTOM_VALIDATION || metadata.each) {
-        throw new Error(
-          `${type.name}.${property}: wire validation runs custom (ValidateBy) and conditional ` +
-            `(ValidateIf) rules, not '${metadata.type}'${metadata.each ? ' with each' : ''}.`,
-        );
-      }
-      for (const constraint of storage.getTargetValidatorConstraints(metadata.constraintCls)) {
+      for (const constraint of constraints) {
         if (constraint.async)
-          throw new Error(`${type.name}.${property}: wire validation runs no async rule.`);
-        rules.push({ metadata, name: constraint.name, constraint: constraint.instance });
+          problems.push(`${type.name}.${property}: wire validation runs no async rule.`);
+        else rules.push({ metadata, name: constraint.name, constraint: constraint.instance });
       }
     }
-    return { property, conditions, rules };
+    return member ? [{ property, member, rules }] : [];
   });
-  const model = wireModelOf(type);
+  if (problems.length > 0) throw new WireRulesError(problems);
   return {
     model,
     targetName: type.name,
@@ -91,6 +108,25 @@ function compiledOf(type: WireClass): CompiledModel {
     compiled.set(type, model);
   }
   return model;
+}
+
+/**
+ * Reads the rules of every declared wire model, as the service does at start: a class-validator
+ * decorator that would not work on a wire DTO stops the start, named with its class, member and the
+ * field option to use instead, rather than refusing requests later. Throws WireRulesError with every
+ * such problem of every model.
+ */
+export function checkWireModels(models: readonly WireModel[] = declaredWireModels()): void {
+  const problems: string[] = [];
+  for (const { type } of models) {
+    try {
+      compiledOf(type);
+    } catch (error) {
+      if (!(error instanceof WireRulesError)) throw error;
+      problems.push(...error.problems);
+    }
+  }
+  if (problems.length > 0) throw new WireRulesError(problems);
 }
 
 /** class-validator's message tokens, replaced as it replaces them. */
@@ -112,24 +148,39 @@ function messageOf(rule: Rule, args: ValidationArguments): string {
   return message.replace(/\$property/g, args.property).replace(/\$target/g, args.targetName);
 }
 
-type ValidateIfTest = (object: object, value: unknown) => boolean;
-
 const pathOf = (path: string, index: number | undefined) =>
   index === undefined ? path : `${path}[${index}]`;
 
+/** A rule a record broke, with the member declaring it: how an invalid example is explained. */
+export interface WireViolation {
+  /** The ModelState key: `commission.rate`, `transaction.requirements[0].requirement_id`. */
+  readonly key: string;
+  readonly message: string;
+  /** The record's model and member, and the rule's name (`wireExactRange`, or a module's own). */
+  readonly model: WireModel;
+  readonly member: WireMember;
+  readonly rule: string;
+}
+
+/** Where a body's violations go: its ModelState, keyed under `root`, and, when asked, each rule. */
+interface Reporting {
+  readonly root: string;
+  readonly into: ModelState;
+  readonly violations?: WireViolation[];
+}
+
 /**
  * Checks a record's own members, as `validateSync` with `stopAtFirstError` would on the DTO instance,
- * but on the bound record itself: every property whose conditions hold reports its first violated
- * rule, keyed as the legacy ModelState (`transaction.requirements[0].requirement_id`). Its exact
- * decimals are settled to numbers on the way: a record with any violation is thrown away.
+ * but on the bound record itself: every property reports its first violated rule, keyed as the
+ * legacy ModelState (`transaction.requirements[0].requirement_id`). Its exact decimals are settled to
+ * numbers on the way: a record with any violation is thrown away.
  */
 function checkMembers(
   record: BoundRecord,
   compiledModel: CompiledModel,
   path: string,
   index: number | undefined,
-  root: string,
-  into: ModelState,
+  reporting: Reporting,
 ): void {
   const args: ValidationArguments = {
     targetName: compiledModel.targetName,
@@ -138,18 +189,22 @@ function checkMembers(
     value: undefined,
     constraints: [],
   };
-  for (const { property, conditions, rules } of compiledModel.properties) {
+  for (const { property, member, rules } of compiledModel.properties) {
     const value = record[property];
-    let applies = true;
-    for (const condition of conditions)
-      applies &&= (condition.constraints[0] as ValidateIfTest)(record, value);
-    if (!applies) continue;
     args.property = property;
     args.value = value;
     for (const rule of rules) {
       args.constraints = rule.metadata.constraints;
       if (rule.constraint.validate(value, args) !== false) continue;
-      report(value, property, messageOf(rule, args), pathOf(path, index), root, into);
+      const message = messageOf(rule, args);
+      const key = report(value, property, message, pathOf(path, index), reporting);
+      reporting.violations?.push({
+        key,
+        message,
+        model: compiledModel.model,
+        member,
+        rule: rule.name,
+      });
       break;
     }
   }
@@ -192,19 +247,18 @@ function validateRecord(
   compiledModel: CompiledModel,
   path: string,
   index: number | undefined,
-  root: string,
-  into: ModelState,
+  reporting: Reporting,
 ): void {
-  checkMembers(record, compiledModel, path, index, root, into);
+  checkMembers(record, compiledModel, path, index, reporting);
   if (compiledModel.lists.length === 0) return;
   for (const { path: listPath, items, itemModel } of itemsToCheck(
     record,
     compiledModel,
     pathOf(path, index),
-    into,
+    reporting.into,
   )) {
     items.forEach((item, itemIndex) => {
-      if (item !== null) validateRecord(item, itemModel, listPath, itemIndex, root, into);
+      if (item !== null) validateRecord(item, itemModel, listPath, itemIndex, reporting);
     });
   }
 }
@@ -213,28 +267,29 @@ function validateRecord(
 function* validateBodySteps(
   record: BoundRecord,
   compiledModel: CompiledModel,
-  root: string,
-  into: ModelState,
+  reporting: Reporting,
 ): Steps<void> {
-  checkMembers(record, compiledModel, root, undefined, root, into);
+  const { root, into } = reporting;
+  checkMembers(record, compiledModel, root, undefined, reporting);
   for (const { path, items, itemModel } of itemsToCheck(record, compiledModel, root, into)) {
     yield* eachSteps(items, (item, index) => {
-      if (item !== null) validateRecord(item, itemModel, path, index, root, into);
+      if (item !== null) validateRecord(item, itemModel, path, index, reporting);
     });
   }
 }
 
+/** Puts a violation into the ModelState; its key. */
 function report(
   value: unknown,
   property: string,
   message: string,
   path: string,
-  root: string,
-  into: ModelState,
-): void {
+  { root, into }: Reporting,
+): string {
   const unreadable = value instanceof UnreadableValue ? value : undefined;
   // A value the reader could not convert is keyed by its name as sent, as Json.NET's path was.
-  into[`${path}.${unreadable?.sentName ?? property}`] = [message];
+  const key = `${path}.${unreadable?.sentName ?? property}`;
+  into[key] = [message];
   // Where Json.NET's reader itself failed, the legacy also reported each list holding the record
   // (`transaction.requirements`) and the record as a whole.
   if (unreadable?.failsRecord) {
@@ -242,6 +297,7 @@ function report(
     for (const enclosing of [root, ...lists])
       into[enclosing] = [...(into[enclosing] ?? []), message];
   }
+  return key;
 }
 
 /**
@@ -256,7 +312,7 @@ export function* validatedDtoSteps<T extends object>(
   parameterName: string,
 ): Steps<T> {
   const modelState: ModelState = {};
-  yield* validateBodySteps(bound, compiledOf(type), parameterName, modelState);
+  yield* validateBodySteps(bound, compiledOf(type), { root: parameterName, into: modelState });
   if (Object.keys(modelState).length > 0) throw new RequestValidationError(modelState);
   return bound as T;
 }
@@ -267,3 +323,19 @@ export const toValidatedDto = <T extends object>(
   bound: BoundRecord,
   parameterName: string,
 ): T => runSteps(validatedDtoSteps(type, bound, parameterName));
+
+/**
+ * The rules a bound record breaks, each with its key, message, member and rule: what toValidatedDto
+ * would refuse it for, explained. Settles the record's decimals as toValidatedDto does.
+ */
+export function wireViolations(
+  type: WireClass,
+  bound: BoundRecord,
+  parameterName: string,
+): WireViolation[] {
+  const violations: WireViolation[] = [];
+  runSteps(
+    validateBodySteps(bound, compiledOf(type), { root: parameterName, into: {}, violations }),
+  );
+  return violations;
+}

@@ -11,7 +11,9 @@ import { FORM_MEDIA_TYPE } from '../codecs/form.codec';
 import { JSON_MEDIA_TYPES, JsonCodec } from '../codecs/json.codec';
 import { XML_MEDIA_TYPES, type XmlCodec } from '../codecs/xml.codec';
 import { declaredWireModels, type WireModel, wireModelOf } from '../model/wire-model';
-import { toValidatedDto } from '../model/wire-validation';
+import { declaredRuleOf } from '../model/wire-fields';
+import { MalformedBodyError, RequestValidationError } from '../model/wire-errors';
+import { toValidatedDto, wireViolations } from '../model/wire-validation';
 
 /** The operation extension carrying a request example, until the document writes it in each format. */
 export const REQUEST_EXAMPLE_EXTENSION = 'x-request-example';
@@ -27,12 +29,44 @@ function wireBodyOf(schema: Schema | undefined): { model: WireModel; list: boole
   return model && { model, list };
 }
 
+/** An example the wire would refuse: the start stops, naming the example, its members and rules. */
+export class InvalidExampleError extends Error {}
+
 /**
  * An example as a module wrote it, read as the service reads a JSON body: dates and decimals become
  * values the writers write as the service sends them (member order, the service's offset, numbers).
+ * An example validation refuses stops the start with each broken rule: its key and member, its
+ * message and the option declaring it (`commission.rate (Commission.rate): The field rate must be at
+ * most 0.2 (DecimalField({ exactMax: 0.2 }))`).
  */
-const asRead = (json: JsonCodec, model: WireModel, example: object): object =>
-  toValidatedDto(model.type, json.decode(JSON.stringify(example), model), model.parameterName);
+function asRead(json: JsonCodec, model: WireModel, example: object, where: string): object {
+  const text = JSON.stringify(example);
+  const invalid = (reasons: string) =>
+    new InvalidExampleError(
+      `The example of the ${where} is not a valid ${model.schemaName}: ${reasons}`,
+    );
+  let bound;
+  try {
+    bound = json.decode(text, model);
+  } catch (error) {
+    if (error instanceof MalformedBodyError) throw invalid(error.message);
+    throw error;
+  }
+  try {
+    return toValidatedDto(model.type, bound, model.parameterName);
+  } catch (error) {
+    if (!(error instanceof RequestValidationError)) throw error;
+    const violations = wireViolations(
+      model.type,
+      json.decode(text, model),
+      model.parameterName,
+    ).map(
+      ({ key, message, member, rule, model: owner }) =>
+        `${key} (${owner.schemaName}.${member.name}): ${message.replace(/\.$/, '')} (${declaredRuleOf(member, rule)})`,
+    );
+    throw invalid(`${violations.join('; ')}.`);
+  }
+}
 
 /** The form fields of a record, as the form reader binds them: a list's items as `name[i].member`. */
 function formFields(model: WireModel, record: Record<string, unknown>): Record<string, unknown> {
@@ -51,6 +85,24 @@ function formFields(model: WireModel, record: Record<string, unknown>): Record<s
     });
   }
   return fields;
+}
+
+/**
+ * The fields a form must carry: each required member, and for a required list, the required members
+ * of its first item (a form says a list is there by its items).
+ */
+function formRequired(
+  schemas: Record<string, SchemaObject | ReferenceObject>,
+  model: WireModel,
+  required: readonly string[],
+): string[] {
+  return model.members.flatMap((member) => {
+    if (!required.includes(member.name)) return [];
+    if (member.kind !== 'list') return [member.name];
+    const itemModel = wireModelOf(member.item());
+    const itemRequired = (schemas[itemModel.schemaName] as SchemaObject).required ?? [];
+    return itemRequired.map((name) => `${member.name}[0].${name}`);
+  });
 }
 
 /**
@@ -92,7 +144,7 @@ function formSchemaOf(
       `its index and member, \`${model.members.find((member) => member.kind === 'list')?.name ?? 'list'}[0].member\`, ` +
       '`[1]` for the next item and so on, as ASP.NET model binding reads them.',
     properties,
-    ...(schema.required && { required: schema.required }),
+    ...(schema.required && { required: formRequired(schemas, model, schema.required) }),
   };
 }
 
@@ -104,19 +156,40 @@ function formSchemaOf(
  */
 export function writeWireExamples(document: OpenAPIObject, xml: XmlCodec): void {
   const json = new JsonCodec();
-  for (const item of Object.values(document.paths)) {
-    for (const operation of Object.values(item) as (OperationObject & Record<string, unknown>)[]) {
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item) as [
+      string,
+      OperationObject & Record<string, unknown>,
+    ][]) {
       const requestExample = operation[REQUEST_EXAMPLE_EXTENSION];
       delete operation[REQUEST_EXAMPLE_EXTENSION];
-      const bodies: { content: Record<string, MediaTypeObject>; example: unknown }[] = [];
+      const named = `${method.toUpperCase()} ${path}${operation.operationId ? ` (${operation.operationId})` : ''}`;
+      const bodies: {
+        content: Record<string, MediaTypeObject>;
+        example: unknown;
+        where: string;
+      }[] = [];
       const request = operation.requestBody as RequestBodyObject | undefined;
-      if (request) bodies.push({ content: request.content, example: requestExample });
-      for (const { content } of Object.values(operation.responses) as ResponseObject[])
-        if (content) bodies.push({ content, example: content[JSON_MEDIA_TYPES[0]]?.example });
-      for (const { content, example } of bodies) {
+      if (request)
+        bodies.push({
+          content: request.content,
+          example: requestExample,
+          where: `request body of ${named}`,
+        });
+      for (const [status, { content }] of Object.entries(operation.responses) as [
+        string,
+        ResponseObject,
+      ][])
+        if (content)
+          bodies.push({
+            content,
+            example: content[JSON_MEDIA_TYPES[0]]?.example,
+            where: `${status} response of ${named}`,
+          });
+      for (const { content, example, where } of bodies) {
         const body = wireBodyOf(content[JSON_MEDIA_TYPES[0]]?.schema);
         if (body && example !== undefined)
-          writeExamples(document, content, body, example, { json, xml });
+          writeExamples(document, content, body, example, { json, xml }, where);
       }
     }
   }
@@ -129,10 +202,13 @@ function writeExamples(
   { model, list }: { model: WireModel; list: boolean },
   example: unknown,
   { json, xml }: { json: JsonCodec; xml: XmlCodec },
+  where: string,
 ): void {
   const read = list
-    ? (example as object[]).map((record) => asRead(json, model, record))
-    : asRead(json, model, example as object);
+    ? (example as object[]).map((record, index) =>
+        asRead(json, model, record, `${where}[${index}]`),
+      )
+    : asRead(json, model, example as object, where);
   const written = JSON.parse(json.encode(model, read)) as Record<string, unknown>;
   for (const mediaType of JSON_MEDIA_TYPES)
     if (content[mediaType]) content[mediaType] = { ...content[mediaType], example: written };

@@ -62,6 +62,47 @@ describe('ExactDecimal', () => {
     expect(huge.fitsDotNetDecimal()).toBe(false);
   });
 
+  it.each([
+    ['0.2', '0.2', 0],
+    ['0.20', '2e-1', 0],
+    ['0', '-0', 0],
+    ['0.2000000000000000001', '0.2', 1],
+    ['0.1999999999999999999', '0.2', -1],
+    ['-0.2', '0.2', -1],
+    ['-0.3', '-0.2', -1],
+    ['-0.2', '-0.2000000000000000001', 1],
+    ['100', '1e2', 0],
+    ['99.99', '1e2', -1],
+    ['1e-1000', '0', 1],
+    ['-1e-1000', '0', -1],
+    ['123456789012345678901234567890.5', '123456789012345678901234567890.4', 1],
+  ])('compares %s with %s exactly: %d', (left, right, sign) => {
+    expect(Math.sign(exact(left).compare(exact(right)))).toBe(sign);
+    expect(Math.sign(exact(right).compare(exact(left)))).toBe(-sign || 0);
+  });
+
+  it('compares values far apart at once, without scaling their digits', () => {
+    const started = Date.now();
+    const tiny = exact(`0.${'0'.repeat(500000)}1`);
+    expect(tiny.compare(exact('0.2'))).toBeLessThan(0);
+    expect(tiny.compare(exact('0'))).toBeGreaterThan(0);
+    expect(exact('1e999').compare(tiny)).toBeGreaterThan(0);
+    expect(Date.now() - started).toBeLessThan(100);
+  });
+
+  it.each([
+    ['1.2500', 2, 1],
+    ['1e2', 0, 3],
+    ['0.5', 1, 0],
+    ['0.0001', 4, 0],
+    ['-123.45', 2, 3],
+    ['0.000', 0, 0],
+    ['99999999999.9999', 4, 11],
+  ])('counts the digits of %s: %d after the point, %d before', (text, places, whole) => {
+    expect(exact(text).decimalPlaces()).toBe(places);
+    expect(exact(text).wholeDigits()).toBe(whole);
+  });
+
   it('spells itself out exactly and converts to the nearest double', () => {
     expect(exact('2.0416666666666666666666666667').toString()).toBe(
       '2.0416666666666666666666666667',

@@ -60,13 +60,46 @@ export class ExactDecimal {
 
   /** Whether a DECIMAL(precision, scale) column stores it without rounding. */
   fitsColumn(precision: number, scale: number): boolean {
-    let { digits, scale: ownScale } = this;
-    while (ownScale > 0 && digits % 10n === 0n) {
+    return this.decimalPlaces() <= scale && this.wholeDigits() <= precision - scale;
+  }
+
+  /** Digits after the decimal point, trailing zeros not counted: `1.2500` has 2, `1e2` has 0. */
+  decimalPlaces(): number {
+    let { digits, scale } = this;
+    while (scale > 0 && digits % 10n === 0n) {
       digits /= 10n;
-      ownScale--;
+      scale--;
     }
-    if (ownScale > scale) return false;
-    return digits === 0n || digits.toString().length - ownScale <= precision - scale;
+    return digits === 0n ? 0 : Math.max(0, scale);
+  }
+
+  /** Digits before the decimal point, leading zeros not counted: `123.45` has 3, `0.5` has 0. */
+  wholeDigits(): number {
+    return this.digits === 0n ? 0 : Math.max(0, this.digits.toString().length - this.scale);
+  }
+
+  /**
+   * Compares the exact values, whatever their spellings (`0.20` equals `2e-1`): negative when this is
+   * the smaller. Never rounds, so `0.2000000000000000001` is above `0.2`, which a double cannot tell.
+   */
+  compare(other: ExactDecimal): number {
+    const sign = (value: ExactDecimal) => (value.digits === 0n ? 0 : value.negative ? -1 : 1);
+    const [own, others] = [sign(this), sign(other)];
+    if (own !== others || own === 0) return own - others;
+    // Same sign: the magnitude with the higher leading digit position is the larger, found without
+    // scaling a number of many digits by a power of ten.
+    const lead = (value: ExactDecimal) => value.digits.toString().length - value.scale;
+    const [ownLead, otherLead] = [lead(this), lead(other)];
+    let magnitude: number;
+    if (ownLead !== otherLead) magnitude = ownLead > otherLead ? 1 : -1;
+    else {
+      // The same leading position: the scales differ by no more than the digits do.
+      const scale = Math.max(this.scale, other.scale);
+      const ownDigits = this.digits * 10n ** BigInt(scale - this.scale);
+      const otherDigits = other.digits * 10n ** BigInt(scale - other.scale);
+      magnitude = ownDigits === otherDigits ? 0 : ownDigits > otherDigits ? 1 : -1;
+    }
+    return own * magnitude;
   }
 
   /** The value in plain digits, as exact as it was sent. */
