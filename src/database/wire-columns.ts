@@ -26,8 +26,9 @@ export function columnOptionsFor(member: WireScalarMember): ColumnOptions {
     case 'decimal':
       return {
         type: 'decimal',
-        precision: DECIMAL_PRECISION,
-        scale: DECIMAL_SCALE,
+        // A member's own precision and scale are its column's, so nothing it accepts is rounded.
+        precision: member.precision ?? DECIMAL_PRECISION,
+        scale: member.scale ?? DECIMAL_SCALE,
         nullable,
         transformer: decimalTransformer,
       };
