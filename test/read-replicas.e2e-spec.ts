@@ -17,12 +17,13 @@ import {
 } from './support/update-agents-cases';
 
 /**
- * DATABASE_READ_URLS on MariaDB: plain reads go to a replica, writes to the primary, and a replica
- * that does not answer costs reads a clean 503, never the writes, until it answers again. The
- * "replica" is the test database itself, reached through a SELECT-only account (so a write sent to it
- * would fail) or through a port this file opens and closes. MariaDB must be running (TEST_DATABASE_URL,
- * by default 127.0.0.1:3306): without it this file fails. It is skipped only when TEST_DATABASES leaves
- * MariaDB out.
+ * DATABASE_READ_URLS on MariaDB: plain reads go to a replica, writes to the primary, and with
+ * DATABASE_REPLICA_FALLBACK=none a replica that does not answer costs reads a clean 503, never the
+ * writes, until it answers again (by default reads fall back to the primary meanwhile: see
+ * replica-faults.e2e-spec.ts, with real replication). The "replica" is the test database itself,
+ * reached through a SELECT-only account (so a write sent to it would fail) or through a port this file
+ * opens and closes. MariaDB must be running (TEST_DATABASE_URL, by default 127.0.0.1:3306): without it
+ * this file fails. It is skipped only when TEST_DATABASES leaves MariaDB out.
  */
 
 const TRANSACTION = 5151;
@@ -185,8 +186,16 @@ describeOnMariaDb('read replicas (DATABASE_READ_URLS) on MariaDB', () => {
     });
 
     it('serves GetTransaction and GetAgentHistory from the replica', async () => {
-      // Starting connects to the primary only.
-      expect(await replicaConnections()).toBe(0);
+      // The replica is checked from the start: it answers, but its account may not ask how far
+      // behind it is (SHOW SLAVE STATUS needs REPLICA MONITOR), so it serves with its lag unknown.
+      const ready = await running.http.get('/health/ready').expect(200);
+      expect(ready.body.info.database).toMatchObject({
+        reads: 'replicas',
+        replicas: [{ replica: expect.stringMatching(/:\d+$/), state: 'serving' }],
+      });
+      expect(ready.body.info.database.replicas[0]).not.toHaveProperty('lagSeconds');
+      // Starting connects to the primary; the replica's checks have a connection of their own.
+      expect(await replicaConnections()).toBe(1);
       const read = await running.http.get(getTransactionPath(TRANSACTION)).expect(200);
       expect(read.body).toMatchObject({
         transaction_id: TRANSACTION,
@@ -195,7 +204,8 @@ describeOnMariaDb('read replicas (DATABASE_READ_URLS) on MariaDB', () => {
       expect(read.headers.etag).toMatch(/^"5151\.\d+"$/);
       const history = await running.http.get(getAgentHistoryPath(TRANSACTION)).expect(200);
       expect(history.body).toEqual([]);
-      expect(await replicaConnections()).toBeGreaterThan(0);
+      // The reads took pooled connections of the replica.
+      expect(await replicaConnections()).toBeGreaterThan(1);
     });
 
     it('applies UpdateAgents on the primary, and a read right after it sees the write', async () => {
@@ -223,7 +233,7 @@ describeOnMariaDb('read replicas (DATABASE_READ_URLS) on MariaDB', () => {
     });
   });
 
-  describe('a replica that does not answer (nothing listens on its port)', () => {
+  describe('a replica that does not answer (nothing listens on its port), with DATABASE_REPLICA_FALLBACK=none', () => {
     let forwarder: Forwarder;
     let running: RunningApp;
 
@@ -239,6 +249,8 @@ describeOnMariaDb('read replicas (DATABASE_READ_URLS) on MariaDB', () => {
         DATABASE_READ_URLS: replicaUrl(database, { port: forwarder.port }),
         DATABASE_TIMEOUT_MS: String(DATABASE_TIMEOUT_MS),
         DATABASE_REPLICA_RETRY_MS: String(REPLICA_RETRY_MS),
+        // Today's behaviour before DATABASE_REPLICA_FALLBACK, for operators who must spare the primary.
+        DATABASE_REPLICA_FALLBACK: 'none',
       });
     });
 
@@ -248,8 +260,8 @@ describeOnMariaDb('read replicas (DATABASE_READ_URLS) on MariaDB', () => {
     });
 
     it('answers reads 503 with Retry-After at once, while the replica is out of the rotation and after', async () => {
-      // The first read meets the refused connections themselves; the later ones a cluster with no
-      // replica left in the rotation; those after REPLICA_RETRY_MS try the replica again.
+      // The replica's first check found it away; the reads after REPLICA_RETRY_MS meet it checked
+      // again, and away again.
       for (let round = 0; round < 3; round++) {
         for (const [name, send] of reads) {
           expectFastUnavailable(`${name} #${round}`, await timed(() => send(running)));
@@ -269,11 +281,15 @@ describeOnMariaDb('read replicas (DATABASE_READ_URLS) on MariaDB', () => {
       expect(row).toEqual({ brokerid: body.brokerid, brokername: body.brokername });
       // A raw query and a snapshot transaction: both on the primary.
       await running.http.get('/api/Requirement/GetRequirements').expect(200);
-      // Readiness pings the primary only.
-      await running.http.get('/health/ready').expect(200);
+      // Readiness pings the primary only, and says where reads go.
+      const ready = await running.http.get('/health/ready').expect(200);
+      expect(ready.body.info.database).toMatchObject({
+        reads: 'refused',
+        replicas: [{ replica: `127.0.0.1:${forwarder.port}`, state: 'out' }],
+      });
     });
 
-    it('serves reads again once the replica answers, DATABASE_REPLICA_RETRY_MS after it was left out', async () => {
+    it('serves reads again once the replica answers, at its first check DATABASE_REPLICA_RETRY_MS after it was left out', async () => {
       await forwarder.open();
       const started = performance.now();
       let response: Response | undefined;

@@ -118,6 +118,8 @@ describe('loadAppConfig', () => {
         nodeCheckMs: 1000,
         readUrls: [],
         replicaRetryMs: 5000,
+        replicaFallback: 'primary',
+        replicaMaxLagSeconds: 5,
         migrationsRun: false,
         schemaCheckIntervalMs: 30000,
       });
@@ -135,6 +137,8 @@ describe('loadAppConfig', () => {
         nodeCheckMs: 1000,
         readUrls: [],
         replicaRetryMs: 5000,
+        replicaFallback: 'primary',
+        replicaMaxLagSeconds: 5,
         migrationsRun: false,
         schemaCheckIntervalMs: 30000,
       });
@@ -303,6 +307,86 @@ describe('loadAppConfig', () => {
       for (const name of ['DATABASE_URL', 'DATABASE_READ_URLS', 'DATABASE_REPLICA_RETRY_MS']) {
         expect(error.message).toContain(name);
       }
+    });
+  });
+
+  describe('DATABASE_REPLICA_FALLBACK and DATABASE_REPLICA_MAX_LAG_SECONDS', () => {
+    const PRIMARY = 'mysql://app:secret@primary.example.com:3306/sales';
+    const REPLICA = 'mysql://ro:secret@replica.example.com:3306/sales';
+    const mysql = (env: Record<string, string>) => {
+      const { database } = loadAppConfig(
+        { DATABASE_URL: PRIMARY, DATABASE_READ_URLS: REPLICA, ...env },
+        { serving: false },
+      );
+      if (database.kind !== 'mysql') throw new Error(`Not MySQL: ${JSON.stringify(database)}`);
+      return database;
+    };
+
+    it('falls back to the primary and leaves out a replica 5 s behind by default, unset or empty', () => {
+      const defaults = { replicaFallback: 'primary', replicaMaxLagSeconds: 5 };
+      expect(mysql({})).toMatchObject(defaults);
+      expect(
+        mysql({ DATABASE_REPLICA_FALLBACK: '', DATABASE_REPLICA_MAX_LAG_SECONDS: '' }),
+      ).toMatchObject(defaults);
+    });
+
+    it.each([
+      ['primary', 'primary'],
+      ['none', 'none'],
+      [' NONE ', 'none'],
+      ['Primary', 'primary'],
+    ])('takes DATABASE_REPLICA_FALLBACK=%s', (value, fallback) => {
+      expect(mysql({ DATABASE_REPLICA_FALLBACK: value }).replicaFallback).toBe(fallback);
+    });
+
+    it.each(['replica', 'off', 'true', '503'])(
+      'refuses DATABASE_REPLICA_FALLBACK=%s, naming the variable and the choices',
+      (value) => {
+        const error = configurationErrorOf({
+          DATABASE_URL: PRIMARY,
+          DATABASE_READ_URLS: REPLICA,
+          DATABASE_REPLICA_FALLBACK: value,
+        });
+        expect(error.problems).toEqual([
+          `DATABASE_REPLICA_FALLBACK must be one of primary, none (got '${value}')`,
+        ]);
+        expect(error.variables).toEqual(['DATABASE_REPLICA_FALLBACK']);
+      },
+    );
+
+    it('takes DATABASE_REPLICA_MAX_LAG_SECONDS at both ends of its range; 0 checks no lag', () => {
+      expect(mysql({ DATABASE_REPLICA_MAX_LAG_SECONDS: '0' }).replicaMaxLagSeconds).toBe(0);
+      expect(mysql({ DATABASE_REPLICA_MAX_LAG_SECONDS: '1' }).replicaMaxLagSeconds).toBe(1);
+      expect(mysql({ DATABASE_REPLICA_MAX_LAG_SECONDS: '86400' }).replicaMaxLagSeconds).toBe(86400);
+    });
+
+    it.each(['abc', '-1', '1.5', '86401', '5s'])(
+      'refuses DATABASE_REPLICA_MAX_LAG_SECONDS=%s, naming the variable and the value',
+      (value) => {
+        const error = configurationErrorOf({
+          DATABASE_URL: PRIMARY,
+          DATABASE_READ_URLS: REPLICA,
+          DATABASE_REPLICA_MAX_LAG_SECONDS: value,
+        });
+        expect(error.problems).toEqual([
+          `DATABASE_REPLICA_MAX_LAG_SECONDS must be a whole number from 0 to 86400 (got '${value}')`,
+        ]);
+      },
+    );
+
+    it('checks both on SQLite too, as DATABASE_REPLICA_RETRY_MS, so that a typo is never silent', () => {
+      expect(
+        loadAppConfig({ DATABASE_REPLICA_FALLBACK: 'none', DATABASE_REPLICA_MAX_LAG_SECONDS: '0' })
+          .database,
+      ).toMatchObject({ kind: 'sqlite' });
+      const error = configurationErrorOf({
+        DATABASE_REPLICA_FALLBACK: 'nowhere',
+        DATABASE_REPLICA_MAX_LAG_SECONDS: 'x',
+      });
+      expect(error.variables).toEqual([
+        'DATABASE_REPLICA_FALLBACK',
+        'DATABASE_REPLICA_MAX_LAG_SECONDS',
+      ]);
     });
   });
 

@@ -20,6 +20,10 @@ export type DatabaseConfig =
       readonly readUrls: readonly string[];
       /** How long a replica (or the primary) that failed is left out before it is tried again. */
       readonly replicaRetryMs: number;
+      /** Where reads go while no replica serves: the primary, or nowhere (503). */
+      readonly replicaFallback: 'primary' | 'none';
+      /** A replica further behind its primary than this is left out; 0 checks no lag. */
+      readonly replicaMaxLagSeconds: number;
       readonly migrationsRun: boolean;
       /** How long readiness reuses a schema check before it compares the schema again. */
       readonly schemaCheckIntervalMs: number;
@@ -293,6 +297,8 @@ function readDatabase(reader: EnvironmentReader, env: Environment): DatabaseConf
   const demoData = reader.flag('DEMO_DATA', true);
   const migrationsRun = reader.flag('MIGRATIONS_RUN', false);
   const replicaRetryMs = reader.integer('DATABASE_REPLICA_RETRY_MS', 5000, 100, 600000);
+  const replicaFallback = reader.oneOf('DATABASE_REPLICA_FALLBACK', ['primary', 'none'], 'primary');
+  const replicaMaxLagSeconds = reader.integer('DATABASE_REPLICA_MAX_LAG_SECONDS', 5, 0, 86400);
   if (url.startsWith('sqlite:')) {
     readReadUrls(reader, env, true);
     const path = url.slice('sqlite:'.length);
@@ -320,6 +326,8 @@ function readDatabase(reader: EnvironmentReader, env: Environment): DatabaseConf
     nodeCheckMs: reader.integer('DATABASE_NODE_CHECK_MS', 1000, 100, 600000),
     readUrls,
     replicaRetryMs,
+    replicaFallback,
+    replicaMaxLagSeconds,
     migrationsRun,
     schemaCheckIntervalMs: reader.integer('SCHEMA_CHECK_INTERVAL_MS', 30000, 0, 3600000),
   };

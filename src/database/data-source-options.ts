@@ -4,6 +4,7 @@ import { type DatabaseConfig } from '../config/app-config';
 import { MYSQL_MIGRATIONS } from './migrations/mysql';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite';
 import { NodePools } from './node-pools';
+import { ReplicaSet } from './replica-set';
 
 /** Entity classes, as TypeORM takes them. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -73,30 +74,43 @@ const NODE_ERRORS_BEFORE_RETRY_PAUSE = 3;
 
 /**
  * The primary and its read replicas as one mysql2 PoolCluster. TypeORM sends a plain read made
- * outside a transaction (find, query builders) to a replica, round robin; raw `query` calls and
- * every transaction go to the primary. Each node gets its own pool, built from poolSize and `extra`
- * below, so the connect timeout and queue limit hold per node.
+ * outside a transaction (find, query builders) to a replica; raw `query` calls and every transaction
+ * go to the primary. Each node gets its own pool, built from poolSize and `extra` below, so the
+ * connect timeout and queue limit hold per node.
  *
- * A node (the primary included: it is a node of the same cluster) whose connections fail
- * NODE_ERRORS_BEFORE_RETRY_PAUSE times is left out for replicaRetryMs and then tried again; mysql2's
- * default of 0 would drop it for the life of the process. While no replica is in the rotation, reads
- * are refused (503); they do not fall back to the primary.
+ * Which replica takes a read is the ReplicaSet's choice (mysql2 as the `driver` option, its
+ * PoolCluster wrapped): round robin among the replicas that serve, a replica whose connection fails
+ * left out at once, and one that its check (every nodeCheckMs) finds away, stopped or further behind
+ * than replicaMaxLagSeconds left out until it serves again. While none serves, reads fall back to
+ * the primary, or with replicaFallback `none` are refused (503).
+ *
+ * The primary, a node of the same cluster, is left out for replicaRetryMs once its connections fail
+ * NODE_ERRORS_BEFORE_RETRY_PAUSE times, and then tried again; mysql2's default of 0 would drop it for
+ * the life of the process.
  */
 function replication(
   database: Extract<DatabaseConfig, { kind: 'mysql' }>,
-): Pick<MysqlDataSourceOptions, 'replication'> {
+): Pick<MysqlDataSourceOptions, 'replication' | 'driver'> {
+  const replicas = new ReplicaSet({
+    fallback: database.replicaFallback,
+    maxLagSeconds: database.replicaMaxLagSeconds,
+    checkMs: database.nodeCheckMs,
+    retryMs: database.replicaRetryMs,
+  });
   return {
+    driver: replicas.driver(),
     replication: {
       master: { url: database.url },
       slaves: database.readUrls.map((url) => ({ url })),
-      // A failed connection attempt is made again at once, on the next node still in the rotation
-      // (the same one when it is the only one). A pool's refusal (queue limit) counts as a failure too,
-      // but only until one of the requests queued there gets its connection.
+      // A failed connection attempt to the primary is made again at once, until the primary is left
+      // out. A pool's refusal (queue limit) counts as a failure too, but only until one of the
+      // requests queued there gets its connection.
       canRetry: true,
       removeNodeErrorCount: NODE_ERRORS_BEFORE_RETRY_PAUSE,
       restoreNodeTimeout: database.replicaRetryMs,
       // mysql2 reads its selector from `defaultSelector`, which TypeORM does not pass on; round robin
-      // is mysql2's default, so this states the behaviour rather than sets it.
+      // is mysql2's default, so this states the behaviour rather than sets it (the replicas' is the
+      // ReplicaSet's own round robin).
       selector: 'RR',
     },
   };

@@ -79,7 +79,8 @@ const UNREACHABLE_CODES = new Set([
   'ER_ACCESS_DENIED_ERROR',
   'ER_BAD_DB_ERROR',
   'SQLITE_BUSY',
-  // mysql2's PoolCluster (DATABASE_READ_URLS): every node the query may use is out of the rotation.
+  // mysql2's PoolCluster (DATABASE_READ_URLS): every node the query may use is out of the rotation,
+  // or no replica serves and DATABASE_REPLICA_FALLBACK=none keeps reads off the primary (ReplicaSet).
   'POOL_NONEONLINE',
 ]);
 

@@ -7,6 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { type IntegrationEvent, type Publish } from '../events/integration-event';
 import { Outbox } from '../events/outbox';
 import { type NodeStatus, NodePools } from './node-pools';
+import { type ReplicaReport, ReplicaSet } from './replica-set';
 import { type Row, type Statement, type Write } from '../common/statement';
 import {
   type MysqlConnection,
@@ -325,18 +326,25 @@ export class UnitOfWork {
         : Promise.resolve(run());
     }
     return this.bounded(async () => {
-      const connection = await this.mysqlConnection(replica);
-      try {
-        return rowsOf(await this.batches.sendMysql(connection, statements));
-      } finally {
-        connection.release();
+      for (;;) {
+        const connection = await this.mysqlConnection(replica);
+        try {
+          return rowsOf(await this.batches.sendMysql(connection, statements));
+        } catch (error) {
+          // A replica that went away under the read is left out, and the read (which changes
+          // nothing) sent again: to another replica, or the primary.
+          if (!(replica && this.replicaSet()?.lost(connection, error))) throw error;
+        } finally {
+          connection.release();
+        }
       }
     });
   }
 
   /**
    * A pooled connection of TypeORM's MySQL driver: the primary's, or with `replica` a replica's when
-   * there are replicas, as a plain read outside a transaction goes.
+   * there are replicas (as a plain read outside a transaction goes: ReplicaSet picks it, or the primary
+   * while none serves).
    */
   private mysqlConnection(replica: boolean): Promise<MysqlConnection> {
     const driver = this.dataSource.driver as unknown as {
@@ -374,6 +382,17 @@ export class UnitOfWork {
       waiting += pool._connectionQueue?.length ?? 0;
     }
     return { inUse: all - idle, idle, waiting };
+  }
+
+  /** The read replicas of DATABASE_READ_URLS and where reads go, when there are some; else undefined. */
+  replicas(): ReplicaReport | undefined {
+    return this.replicaSet()?.status();
+  }
+
+  private replicaSet(): ReplicaSet | undefined {
+    return ReplicaSet.of(
+      (this.dataSource.driver as unknown as { poolCluster?: unknown }).poolCluster,
+    );
   }
 
   /** The nodes DATABASE_URL names and which one is in use, when it names several; else undefined. */

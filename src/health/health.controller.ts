@@ -120,13 +120,16 @@ export class HealthController {
 
   /**
    * A failed ping keeps the driver's code and message, for the probe's log line (never its body).
-   * With several nodes in DATABASE_URL, the details say which one is in use and which are out.
+   * With several nodes in DATABASE_URL, the details say which one is in use and which are out; with
+   * read replicas, where reads go and each replica's state and lag. Only the primary is pinged: a
+   * replica left out never makes the service unready.
    */
   private async databasePing() {
     const indicator = this.indicators.check('database');
     const nodes = () => {
       const status = this.unitOfWork.nodes();
-      return status && { nodes: status };
+      const replicas = this.unitOfWork.replicas();
+      return { ...(status && { nodes: status }), ...replicas };
     };
     try {
       const answered = await within(this.dataSource.query<unknown[]>('SELECT 1'), PING_TIMEOUT_MS);

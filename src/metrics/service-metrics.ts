@@ -95,6 +95,36 @@ export class ServiceMetrics {
           this.set({ node }, Number(state !== 'out'));
       },
     });
+    new Gauge({
+      name: 'database_replica_serving',
+      help: 'With DATABASE_READ_URLS: 1 for a read replica that takes reads, 0 for one left out (not answering, replication stopped, or further behind than DATABASE_REPLICA_MAX_LAG_SECONDS).',
+      labelNames: ['replica'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { replica, state } of unitOfWork.replicas()?.replicas ?? [])
+          this.set({ replica }, Number(state === 'serving'));
+      },
+    });
+    new Gauge({
+      name: 'database_replica_lag_seconds',
+      help: "With DATABASE_READ_URLS: each read replica's Seconds_Behind_Master at its last check, where known (not while its replication is stopped, nor when its account may not ask).",
+      labelNames: ['replica'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { replica, lagSeconds } of unitOfWork.replicas()?.replicas ?? [])
+          if (typeof lagSeconds === 'number') this.set({ replica }, lagSeconds);
+      },
+    });
+    new Gauge({
+      name: 'database_replica_fallback',
+      help: 'With DATABASE_READ_URLS: 1 while no read replica serves and reads go to the primary (DATABASE_REPLICA_FALLBACK=primary), else 0.',
+      registers,
+      collect() {
+        this.set(Number(unitOfWork.replicas()?.reads === 'primary'));
+      },
+    });
     new Counter({
       name: 'representation_cache_lookups_total',
       help: 'Responses of a cached body (requirements: GetRequirements), served from the cache (hit) or encoded again (miss).',

@@ -84,12 +84,17 @@ export class PrivateMariaDb {
   /**
    * A server not started yet, on a free port, with `options` (SERVER_OPTIONS unless told): its data
    * directory initialised, or with `install: false` left empty (a Galera node that receives its data
-   * from another node).
+   * from another node). `serverOptions` come after `options` at every start, but are not given to the
+   * installation: a replication primary's binary log (mariadb-install-db fails with one now and then).
    */
   static async prepare(
-    setup: { options?: readonly string[]; install?: boolean } = {},
+    setup: {
+      options?: readonly string[];
+      serverOptions?: readonly string[];
+      install?: boolean;
+    } = {},
   ): Promise<PrivateMariaDb> {
-    const { options = SERVER_OPTIONS, install = true } = setup;
+    const { options = SERVER_OPTIONS, serverOptions = [], install = true } = setup;
     const directory = await mkdtemp(join(tmpdir(), 'ps-mariadb-'));
     try {
       const [installer, serverBinary] = await Promise.all([
@@ -122,7 +127,10 @@ export class PrivateMariaDb {
       } else {
         await mkdir(join(directory, 'data'));
       }
-      return new PrivateMariaDb(directory, await freePort(), serverBinary, options);
+      return new PrivateMariaDb(directory, await freePort(), serverBinary, [
+        ...options,
+        ...serverOptions,
+      ]);
     } catch (error) {
       await rm(directory, { recursive: true, force: true });
       throw error;

@@ -53,39 +53,46 @@ export class RunningApp {
   }
 
   /** Loads records in the service's JSON shape through the import path and its validation. */
-  async seed(data: {
-    requirements?: readonly object[];
-    transactions?: readonly object[];
-  }): Promise<void> {
-    const codec = new JsonCodec();
-    const importer = this.app.get(ImportService);
-    await importer.run({
-      requirements: data.requirements && {
-        source: 'fixture',
-        records: validateRecords(
-          codec,
-          JSON.stringify(data.requirements),
-          RequirementDto,
-          'fixture',
-          'requirement_type_id',
-        ),
-      },
-      transactions: data.transactions && {
-        source: 'fixture',
-        records: validateRecords(
-          codec,
-          JSON.stringify(data.transactions),
-          TransactionDto,
-          'fixture',
-          'transaction_id',
-        ),
-      },
-    });
+  seed(data: SeedData): Promise<void> {
+    return seedApp(this.app, data);
   }
 
   close(): Promise<void> {
     return this.app.close();
   }
+}
+
+export interface SeedData {
+  readonly requirements?: readonly object[];
+  readonly transactions?: readonly object[];
+}
+
+/** Loads records into an application's database through the import path and its validation. */
+export async function seedApp(app: INestApplication, data: SeedData): Promise<void> {
+  const codec = new JsonCodec();
+  const importer = app.get(ImportService);
+  await importer.run({
+    requirements: data.requirements && {
+      source: 'fixture',
+      records: validateRecords(
+        codec,
+        JSON.stringify(data.requirements),
+        RequirementDto,
+        'fixture',
+        'requirement_type_id',
+      ),
+    },
+    transactions: data.transactions && {
+      source: 'fixture',
+      records: validateRecords(
+        codec,
+        JSON.stringify(data.transactions),
+        TransactionDto,
+        'fixture',
+        'transaction_id',
+      ),
+    },
+  });
 }
 
 /** What a suite sees of its database and service; `restart` starts a new service on the same data. */
