@@ -15,7 +15,8 @@ const config = {
       displayName: 'unit',
       testEnvironment: 'node',
       rootDir: '.',
-      roots: ['<rootDir>/src'],
+      // The generator's own tests sit beside it in scripts.
+      roots: ['<rootDir>/src', '<rootDir>/scripts'],
       testRegex: '\\.spec\\.ts$',
       moduleFileExtensions: ['ts', 'js', 'json'],
       transform,
