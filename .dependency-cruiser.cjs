@@ -33,8 +33,12 @@ module.exports = {
       name: 'shared-folders-import-no-module',
       comment: 'Feature modules register themselves; shared folders never reach into one.',
       severity: 'error',
+      // Named by what they are, so that a new module is covered without being listed here.
       from: { path: '^src/(common|config|database|logging|auth|health|metrics|wire)/' },
-      to: { path: '^src/(transaction|requirement|data-import)/' },
+      to: {
+        path: '^src/[^/]+/',
+        pathNot: '^src/(common|config|database|logging|auth|health|metrics|wire|events|tracing)/',
+      },
     },
     {
       name: 'examples-stand-alone',

@@ -362,7 +362,7 @@ beforeAll(async () => {
   stranger = await TokenIssuer.create('stranger-key');
 });
 
-/** Every scope the service's operations require: what these suites' valid tokens are granted. */
+/** The scopes of the service's own operations: what these suites' valid tokens are granted. */
 const ALL_SCOPES = 'transactions:read transactions:write requirements:read';
 
 /** Claims a valid token carries; `overrides` set or (with undefined) remove some. */
