@@ -253,7 +253,7 @@ function e2eSuite(names: ModuleNames): string {
   return `import { ${pascal}Dto } from '../src/${names.kebab}/dto/${names.kebab}.dto';
 import { wireModelOf } from '../src/wire';
 import { apiKeyEntry } from './support/auth-credentials';
-import { encodeXml } from './support/client-encoding';
+import { encodeForm, encodeXml } from './support/client-encoding';
 import { expectProblem } from './support/http-assertions';
 import { describeOnEachDatabase } from './support/test-app';
 
@@ -270,8 +270,9 @@ const asXml = (record: Record<string, unknown>) =>
 describeOnEachDatabase(
   '${pascal}',
   (context) => {
-    it('creates one from JSON and one from XML, answering 201 with Location, and reads each in both', async () => {
+    it('creates one from JSON, one from XML and one from a form post, answering 201 with Location, and reads each in both', async () => {
       const fromXml = { ...RECORD, ${id}: ${example.id + 1} };
+      const fromForm = { ...RECORD, ${id}: ${example.id + 4} };
       const created = [
         await context.http.post('${base}/Create${pascal}').set(WRITER).send(RECORD).expect(201),
         await context.http
@@ -280,13 +281,20 @@ describeOnEachDatabase(
           .set('Content-Type', 'application/xml')
           .send(asXml(fromXml))
           .expect(201),
+        await context.http
+          .post('${base}/Create${pascal}')
+          .set(WRITER)
+          .set('Content-Type', 'application/x-www-form-urlencoded')
+          .send(encodeForm(fromForm, MODEL))
+          .expect(201),
       ];
       expect(created.map((response) => response.headers.location)).toEqual([
         'Get${pascal}/${example.id}',
         'Get${pascal}/${example.id + 1}',
+        'Get${pascal}/${example.id + 4}',
       ]);
 
-      for (const record of [RECORD, fromXml]) {
+      for (const record of [RECORD, fromXml, fromForm]) {
         const path = \`${base}/Get${pascal}/\${record.${id}}\`;
         const json = await context.http
           .get(path)
