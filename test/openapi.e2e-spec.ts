@@ -1,4 +1,5 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { type Response } from 'supertest';
 import { type INestApplication } from '@nestjs/common';
 import { type OpenAPIObject } from '@nestjs/swagger';
 import { readFile } from 'node:fs/promises';
@@ -33,6 +34,7 @@ import {
   type WireModel,
   XmlCodec,
 } from '../src/wire';
+import { apiKeyEntry } from './support/auth-credentials';
 import { RunningApp } from './support/test-app';
 
 const ROOT = join(__dirname, '..');
@@ -445,6 +447,77 @@ describe('the OpenAPI document', () => {
       expect(forbidden.content['application/xml'].example).toMatch(
         new RegExp(`^<Error><Message>[^<]* ${scope}, [^<]*</Message></Error>$`),
       );
+    }
+  });
+
+  it('documents every status a route answers here, with the headers it sends', async () => {
+    // A key with every scope, and one whose only scope no route here requires.
+    const keys = { full: 'oa-full-2b7e9c41d05f3a86', other: 'oa-other-8d1c6f2a94e07b53' };
+    const running = await RunningApp.start('sqlite::memory:', {
+      DEMO_DATA: 'true',
+      AUTH_MODE: 'apikey',
+      AUTH_API_KEYS: `${apiKeyEntry('full', keys.full)},${apiKeyEntry('other', keys.other, ['metrics:read'])}`,
+      BODY_LIMIT: '2kb',
+    });
+    try {
+      let checked = 0;
+      for (const [template, item] of Object.entries(document.paths)) {
+        if (template.startsWith('/health/')) continue;
+        // Path parameters as their examples give them (a transaction of the demo data).
+        const path = template.replace(/\{(\w+)\}/g, '1001');
+        for (const [method, operation] of Object.entries(item as Json)) {
+          const responses = (operation as Json).responses as Json;
+          const send = (key?: string) => {
+            const call = running.http[method as 'get' | 'post'](path);
+            return key === undefined ? call : call.set('X-Api-Key', key);
+          };
+          const cases: Array<[string, () => Promise<Response>]> = [
+            ['without a key', () => send()],
+            ['without the scope', () => send(keys.other)],
+          ];
+          if (method === 'get') cases.push(['with every scope', () => send(keys.full)]);
+          else
+            cases.push(
+              [
+                'with an unread media type',
+                () => send(keys.full).set('Content-Type', 'text/plain').send('x'),
+              ],
+              [
+                'with a body over BODY_LIMIT',
+                () =>
+                  send(keys.full)
+                    .set('Content-Type', 'application/json')
+                    .send(`"${'x'.repeat(4096)}"`),
+              ],
+            );
+          for (const [label, call] of cases) {
+            const answer = await call();
+            const documented = responses[String(answer.status)] as Json | undefined;
+            const name = `${method} ${template} ${label}: ${answer.status}`;
+            expect({ name, documented: documented !== undefined }).toEqual({
+              name,
+              documented: true,
+            });
+            const required = Object.entries((documented!.headers ?? {}) as Json)
+              .filter(([, header]) => (header as Json).required || (header as Json).$ref)
+              .map(([header]) => header.toLowerCase());
+            expect({
+              name,
+              missing: required.filter((header) => !(header in answer.headers)),
+            }).toEqual({ name, missing: [] });
+            const [mediaType] = (answer.headers['content-type'] ?? '').split(';');
+            if (documented!.content)
+              expect({ name, mediaType: mediaType in (documented!.content as Json) }).toEqual({
+                name,
+                mediaType: true,
+              });
+            checked += 1;
+          }
+        }
+      }
+      expect(checked).toBeGreaterThanOrEqual(15);
+    } finally {
+      await running.close();
     }
   });
 
