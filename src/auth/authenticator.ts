@@ -50,6 +50,11 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest();
 /** `X-Api-Key: …` or `Authorization: ApiKey …`; every configured key is compared, in constant time. */
 function apiKeyVerifier(keys: readonly ApiKey[]): Verify {
   const challenge = `ApiKey realm="${REALM}"`;
+  // Each key's caller, made once: a request only finds it.
+  const callers = keys.map(({ name, sha256, scopes }) => ({
+    sha256,
+    caller: { id: name, scopes: scopes && new Set(scopes) } satisfies Caller,
+  }));
   return async (headers) => {
     const authorization = headers.authorization?.match(/^ApiKey\s+(\S+)\s*$/i)?.[1];
     const presented =
@@ -57,9 +62,8 @@ function apiKeyVerifier(keys: readonly ApiKey[]): Verify {
     if (!presented) throw new AuthenticationError('The request carries no API key.', challenge);
     const digest = sha256(presented);
     let caller: Caller | undefined;
-    for (const key of keys)
-      if (timingSafeEqual(digest, key.sha256) && !caller)
-        caller = { id: key.name, scopes: key.scopes && new Set(key.scopes) };
+    for (const key of callers)
+      if (timingSafeEqual(digest, key.sha256) && !caller) caller = key.caller;
     if (!caller)
       throw new AuthenticationError(
         'The API key is not valid.',
