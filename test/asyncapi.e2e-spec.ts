@@ -6,6 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CLOUD_EVENT_MEDIA_TYPE } from '../src/events/cloud-event';
 import { declaredIntegrationEvents } from '../src/events/integration-event';
+import { DATA_IMPORTED } from '../src/data-import/import.events';
+import { AGENTS_CHANGED } from '../src/transaction/transaction.events';
 import { ASYNCAPI_PATH } from '../src/openapi/asyncapi-document';
 import { INT32_MAX, INT32_MIN, wireModelOf } from '../src/wire';
 import { apiKeysVariable } from './support/auth-credentials';
@@ -57,6 +59,8 @@ function payloadValidators(document: Json): Map<string, ValidateFunction> {
     validate: (value: number) =>
       Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX,
   });
+  // A .NET decimal: any JSON number (a module's own events may carry one).
+  ajv.addFormat('decimal', { type: 'number', validate: () => true });
   const validators = new Map<string, ValidateFunction>();
   for (const [name, message] of Object.entries(messagesOf(document))) {
     const schema = JSON.parse(
@@ -277,7 +281,8 @@ for (const kind of testDatabaseKinds()) {
         .post(UPDATE_AGENTS)
         .send({ transaction_id: 1, financetype: 'Cash', brokerid: 13, brokername: 'Ana Reyes' })
         .expect(204);
-      const types = declaredIntegrationEvents().map(({ type }) => type);
+      // The events of these two writes; another module's are checked against their examples above.
+      const types = [DATA_IMPORTED.type, AGENTS_CHANGED.type];
       await collector.until((deliveries) =>
         types.every((type) => deliveries.some(({ event }) => event.type === type)),
       );

@@ -56,6 +56,25 @@ export class ${names.pascal}Dto {
 `;
 }
 
+function events(names: ModuleNames): string {
+  const { id, example } = members(names);
+  return `import { declareIntegrationEvent } from '../events/integration-event';
+import { ${names.pascal}Dto } from './dto/${names.kebab}.dto';
+
+/** A ${names.words} was created: published by the unit of work that stored it, once it committed. */
+export const ${names.constant}_CREATED = declareIntegrationEvent({
+  type: 'property-sales.${names.kebab}.created',
+  routingKey: '${names.kebab}.created',
+  payload: ${names.pascal}Dto,
+  summary: 'A ${names.words} was created.',
+  description: 'The ${names.words} as Create${names.pascal} stored it, once it committed.',
+  subject: 'The ${id}, as text.',
+  example: { ${id}: ${example.id}, name: '${example.name}', amount: ${example.amount} },
+  exampleSubject: '${example.id}',
+});
+`;
+}
+
 function entity(names: ModuleNames): string {
   const { id } = members(names);
   return `import { Entity, PrimaryColumn } from 'typeorm';
@@ -120,6 +139,7 @@ import { UnitOfWork } from '../database/unit-of-work';
 import { ${pascal}Dto } from './dto/${names.kebab}.dto';
 import { ${pascal}Entity } from './entities';
 import { ${pascal}ExistsError, ${pascal}NotFoundError } from './${names.kebab}.errors';
+import { ${names.constant}_CREATED } from './${names.kebab}.events';
 
 /** Reads and stores ${names.pluralWords}, through the unit of work only. */
 @Injectable()
@@ -135,13 +155,17 @@ export class ${pascal}Service {
     return row;
   }
 
-  /** Stores a new ${names.words}; ${pascal}ExistsError when its id is taken. */
+  /**
+   * Stores a new ${names.words}, and its ${names.constant}_CREATED event in the same transaction;
+   * ${pascal}ExistsError when its id is taken (nothing stored, nothing published).
+   */
   create(record: ${pascal}Dto): Promise<void> {
-    return this.unitOfWork.write(async (manager) => {
+    return this.unitOfWork.write(async (manager, publish) => {
       // Validated: \`required\` guarantees the key by the time the DTO gets here.
       const id = record.${id}!;
       if (await manager.existsBy(${pascal}Entity, { ${id}: id })) throw new ${pascal}ExistsError(id);
       await manager.insert(${pascal}Entity, { ...record, ${id}: id });
+      publish({ type: ${names.constant}_CREATED, subject: String(id), time: new Date(), data: record });
     });
   }
 }
@@ -363,6 +387,7 @@ export function moduleFiles(names: ModuleNames): GeneratedFile[] {
     { path: `${folder}/${names.kebab}.controller.ts`, text: controller(names) },
     { path: `${folder}/${names.kebab}.service.ts`, text: service(names) },
     { path: `${folder}/${names.kebab}.errors.ts`, text: errors(names) },
+    { path: `${folder}/${names.kebab}.events.ts`, text: events(names) },
     { path: `${folder}/dto/${names.kebab}.dto.ts`, text: dto(names) },
     { path: `${folder}/entities/${names.kebab}.entity.ts`, text: entity(names) },
     { path: `${folder}/entities/index.ts`, text: entities(names) },
