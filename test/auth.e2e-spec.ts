@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { CompactSign } from 'jose';
 import request, { type Response, type Test } from 'supertest';
 import {
   apiKeysVariable,
@@ -14,7 +15,7 @@ import {
   unsecuredToken,
 } from './support/auth-credentials';
 import { CATALOGUE, textOfLength, transactionRecord } from './support/fixtures';
-import { expectProblem, type HttpResult } from './support/http-assertions';
+import { expectProblem, type HttpResult, rawRequest } from './support/http-assertions';
 import { ServiceProcess } from './support/processes';
 import {
   describeOnEachDatabase,
@@ -152,7 +153,8 @@ afterAll(async () => {
 
 interface LogLine {
   readonly reqId?: string;
-  readonly req?: { id?: string };
+  readonly msg?: string;
+  readonly req?: { id?: string; url?: string };
   readonly res?: { statusCode?: number };
   readonly caller?: unknown;
 }
@@ -412,11 +414,14 @@ describe('AUTH_MODE=jwt', () => {
       const READ = 201;
       const HISTORY = 202;
       const LONG_SUBJECTS = 203;
+      const WRONG_TYPES = 204;
 
       beforeAll(() =>
         context.running.seed({
           requirements: CATALOGUE,
-          transactions: [READ, HISTORY, LONG_SUBJECTS].map((id) => transactionRecord(id)),
+          transactions: [READ, HISTORY, LONG_SUBJECTS, WRONG_TYPES].map((id) =>
+            transactionRecord(id),
+          ),
         }),
       );
 
@@ -553,6 +558,63 @@ describe('AUTH_MODE=jwt', () => {
           expect(response.text).not.toContain(text);
         },
       );
+
+      /** UpdateAgents with this token is refused as invalid, and changes nothing. */
+      async function expectRefusedWrite(token: string) {
+        expectUnauthenticated(
+          await withToken(context.http.post(UPDATE_AGENTS), token).send(
+            renameBroker(WRONG_TYPES, 'Intruder'),
+          ),
+          INVALID_TOKEN_CHALLENGE,
+        );
+        const valid = await issuer.sign(claims());
+        const history = await withToken(context.http.get(getAgentHistoryPath(WRONG_TYPES)), valid)
+          .set('Accept', 'application/json')
+          .expect(200);
+        expect(history.body).toEqual([]);
+        const stored = await withToken(context.http.get(getTransactionPath(WRONG_TYPES)), valid)
+          .set('Accept', 'application/json')
+          .expect(200);
+        expect(stored.body.brokername).toBe(transactionRecord(WRONG_TYPES).brokername);
+      }
+
+      // Signed by the issuer, but a claim the service reads is not of its type (RFC 7519, RFC 8693).
+      it.each<[string, Record<string, unknown>]>([
+        ['sub as an array', { sub: [SUBJECT, 'administrator'] }],
+        ['sub as an object', { sub: { id: SUBJECT } }],
+        ['sub as a number', { sub: 17 }],
+        ['sub as null', { sub: null }],
+        ['sub empty', { sub: '' }],
+        ['scope as an array', { scope: ALL_SCOPES.split(' ') }],
+        ['scope as a number', { scope: 7 }],
+        ['scp as an object', { scp: { scope: 'transactions:write' } }],
+        ['scp as an array holding a number', { scp: ['transactions:write', 7] }],
+        ['roles as a string', { roles: 'Sales.Agents.Editor' }],
+        ['roles as an array holding an object', { roles: ['Sales.Agents.Editor', {}] }],
+        ['aud as an array holding a number', { aud: [AUDIENCE, 7] }],
+      ])('refuses a token with %s: 401 invalid_token, nothing written', async (_, wrong) => {
+        await expectRefusedWrite(await issuer.sign(claims(wrong)));
+      });
+
+      it('refuses a token whose nbf is no finite number: 401 invalid_token, nothing written', async () => {
+        // JSON reads -1e400 as -Infinity, which no signing library writes: the payload is signed as is.
+        const payload = JSON.stringify(claims()).replace(/}$/, ',"nbf":-1e400}');
+        const token = await new CompactSign(new TextEncoder().encode(payload))
+          .setProtectedHeader({ alg: issuer.alg, typ: 'JWT', kid: issuer.kid })
+          .sign(issuer.privateKey);
+        await expectRefusedWrite(token);
+      });
+
+      // What jose refuses itself, kept refused whatever the verification's options become.
+      it.each<[string, Record<string, unknown>]>([
+        ['iss as an array', { iss: [ISSUER] }],
+        ['aud as a number', { aud: 7 }],
+        ['exp as a string', { exp: String(nowSeconds() + 300) }],
+        ['nbf as a string', { nbf: String(nowSeconds()) }],
+        ['iat as a string', { iat: String(nowSeconds()) }],
+      ])('keeps refusing a token with %s: 401 invalid_token, nothing written', async (_, wrong) => {
+        await expectRefusedWrite(await issuer.sign(claims(wrong)));
+      });
 
       it('writes nothing for a refused token', async () => {
         const token = await stranger.sign(claims());
@@ -692,6 +754,53 @@ describe('the request log line', () => {
     expect((await requestLine(service, 'auth-log-probe')).caller).toBeUndefined();
     for (const secret of [GATEWAY_KEY, BACKOFFICE_KEY, UNKNOWN_KEY])
       expect(service.output).not.toContain(secret);
+    await service.stop();
+  });
+
+  it('never carries a credential sent in the query string: its name, then REDACTED', async () => {
+    const service = await spawnService({
+      LOG_LEVEL: 'info',
+      AUTH_MODE: 'apikey',
+      AUTH_API_KEYS: apiKeysVariable(API_KEYS),
+      LOG_REDACT_QUERY_PARAMETERS: 'partner_pin, X-Signed',
+    });
+    await service.ready();
+    const secret = (index: number) => `query-S3CRET-${index}`;
+    // Sent as written (supertest would encode the brackets), each to be refused or not found.
+    const sent: [string, string, string][] = [
+      [
+        'query-keys',
+        `${getTransactionPath(1001)}?api_key=${secret(1)}&apikey=${secret(2)}&key=${secret(3)}&access_token=${secret(4)}&limit=2`,
+        `${getTransactionPath(1001)}?api_key=REDACTED&apikey=REDACTED&key=REDACTED&access_token=REDACTED&limit=2`,
+      ],
+      [
+        'query-variants',
+        `${LIST_TRANSACTIONS}?status=a%26b&API-KEY=${secret(5)}&Access%5FToken=${secret(6)}&password[]=${secret(7)}&token&empty=&=x`,
+        `${LIST_TRANSACTIONS}?status=a%26b&API-KEY=REDACTED&Access%5FToken=REDACTED&password[]=REDACTED&token&empty=&=x`,
+      ],
+      [
+        'query-configured',
+        `${REQUIREMENTS}?Partner_Pin=${secret(8)}&x_signed=${secret(9)}&partner=kept`,
+        `${REQUIREMENTS}?Partner_Pin=REDACTED&x_signed=REDACTED&partner=kept`,
+      ],
+      // No route answers it: the line's message carries the URL too.
+      ['query-unrouted', `/nowhere?id_token=${secret(10)}`, '/nowhere?id_token=REDACTED'],
+    ];
+    for (const [id, path] of sent) {
+      const response = await rawRequest(service.baseUrl, {
+        method: 'GET',
+        path,
+        headers: { 'X-Request-Id': id },
+      });
+      expect([401, 404]).toContain(response.status);
+    }
+
+    for (const [id, , logged] of sent)
+      expect((await requestLine(service, id)).req?.url).toBe(logged);
+    expect((await requestLine(service, 'query-unrouted')).msg).toMatch(
+      /^GET \/nowhere\?id_token=REDACTED 404 \d+ms$/,
+    );
+    expect(service.output).not.toContain('S3CRET');
     await service.stop();
   });
 

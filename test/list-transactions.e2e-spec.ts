@@ -1,5 +1,5 @@
 import { CATALOGUE, transactionRecord } from './support/fixtures';
-import { expectProblem, type HttpResult } from './support/http-assertions';
+import { expectProblem, type HttpResult, rawRequest } from './support/http-assertions';
 import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
 import { AGENT_ID_FIELDS } from './support/update-agents-cases';
 import { child, childNames, inspectXml } from './support/xml-inspection';
@@ -240,6 +240,26 @@ describeOnEachDatabase('ListTransactions', (context: SuiteContext) => {
       expect(last).toEqual(now.body);
     }
   });
+
+  it.each([
+    ['a rel of its own', '/x>;rel="evil"', '/x%3E%3Brel=%22evil%22'],
+    ['separators and brackets', '/a,b<c>{d}|e^f`g', '/a%2Cb%3Cc%3E%7Bd%7D%7Ce%5Ef%60g'],
+    ['a % that starts no escape, beside one that does', '/%zz%41', '/%25zz%41'],
+  ])(
+    'percent-encodes in the Link header what a URI may not hold of the path as sent: %s',
+    async (_, segment, encoded) => {
+      // The legacy routing answers ListTransactions with one trailing segment, which the link repeats.
+      const response = await rawRequest(context.running.baseUrl, {
+        method: 'GET',
+        path: `${LIST}${segment}?limit=2`,
+      });
+      expect(response.status).toBe(200);
+      const { next_cursor: cursor } = JSON.parse(response.text) as Page;
+      expect(response.headers.link).toBe(
+        `<${LIST}${encoded}?limit=2&cursor=${cursor}>; rel="next"`,
+      );
+    },
+  );
 
   describe('refuses bad parameters with 400 in ModelState, never 500', () => {
     const refusals: [string, string, string][] = [

@@ -31,8 +31,9 @@ import { describeOnMariaDb } from './support/test-app';
  * Tracing through real parts: the built service started as operators start it, with the standard
  * OTEL_* variables pointing its OTLP exporter (HTTP/JSON) at a collector this test runs, and its log
  * lines read from stdout. The service continues a caller's `traceparent`, names the server span by the
- * route template, traces no probe, records no header value, body or SQL parameter, writes the trace
- * ids into the request's log line, and neither loads the SDK nor sends anything when tracing is off.
+ * route template, traces no probe, records no header value, body, SQL parameter or credential of the
+ * query string, writes the trace ids into the request's log line, and neither loads the SDK nor sends
+ * anything when tracing is off.
  */
 
 interface ReceivedSpan {
@@ -223,7 +224,10 @@ describe('tracing on, exporting to a collector', () => {
 
   beforeAll(async () => {
     collector = await startCollector();
-    service = await spawnService(tracingTo(collector.endpoint));
+    service = await spawnService({
+      ...tracingTo(collector.endpoint),
+      LOG_REDACT_QUERY_PARAMETERS: 'partner_pin',
+    });
   });
 
   it("continues the caller's trace: the server span is its child, named by the route template, and the log line carries its ids", async () => {
@@ -338,6 +342,30 @@ describe('tracing on, exporting to a collector', () => {
     expect(server.name).toBe('POST /api/Transaction/UpdateAgents');
     for (const secret of secrets)
       for (const body of collector.bodies) expect(body).not.toContain(secret);
+  });
+
+  it('records no credential of the query string: url.query keeps each name, the value REDACTED, the rest as sent', async () => {
+    const caller = callerTraceparent();
+    const query = [
+      'limit=2',
+      'api_key=key-QUERY-S3CRET',
+      'Access_Token=token-QUERY-S3CRET',
+      'X-Amz-Signature=signature-QUERY-S3CRET',
+      'partner_pin=pin-QUERY-S3CRET',
+      'status=a%26b+c',
+    ].join('&');
+    expect(
+      await send(service, `/api/Transaction/ListTransactions?${query}`, 'query-secrets', {
+        headers: { traceparent: caller.header },
+      }),
+    ).toBe(200);
+    const server = (await collector.trace(caller.traceId)).find(isServerSpan)!;
+    expect(server.attributes['url.query']).toBe(
+      'limit=2&api_key=REDACTED&Access_Token=REDACTED&X-Amz-Signature=REDACTED&partner_pin=REDACTED&status=a%26b+c',
+    );
+    for (const body of collector.bodies) expect(body).not.toContain('QUERY-S3CRET');
+    await requestLine(service, 'query-secrets');
+    expect(service.stdout).not.toContain('QUERY-S3CRET');
   });
 });
 

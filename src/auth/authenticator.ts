@@ -73,23 +73,68 @@ function apiKeyVerifier(keys: readonly ApiKey[]): Verify {
   };
 }
 
-/** Space-separated scope tokens (`scope`, and Azure AD's `scp`), or an array of them (Okta's `scp`). */
-function scopeTokens(claim: unknown): string[] {
-  if (typeof claim === 'string') return claim.split(' ').filter(Boolean);
-  if (Array.isArray(claim)) return claim.filter((token) => typeof token === 'string');
-  return [];
+/** The claims the service reads or jose checks, of the types RFC 7519 and the grants' profiles say. */
+interface TypedClaims {
+  readonly iss?: string;
+  /** The caller's identity: a subject that names no one identifies no caller. */
+  readonly sub: string;
+  readonly aud?: string | readonly string[];
+  readonly exp?: number;
+  readonly nbf?: number;
+  readonly iat?: number;
+  /** Space-separated scope tokens (RFC 8693, OAuth 2.0). */
+  readonly scope?: string;
+  /** Space-separated like `scope` (Azure AD), or an array of tokens (Okta). */
+  readonly scp?: string | readonly string[];
+  /** App roles, which AUTH_JWT_ROLE_SCOPES maps to scopes. */
+  readonly roles?: readonly string[];
 }
+
+const isString = (value: unknown) => typeof value === 'string';
+const isStrings = (value: unknown) => Array.isArray(value) && value.every(isString);
+const isStringOrStrings = (value: unknown) => isString(value) || isStrings(value);
+
+/**
+ * Each claim's type, checked whenever the claim is present. jose checks that the dates are numbers and
+ * that `iss` and `aud` name the service, not the rest: `sub`, the grants, an audience list's other
+ * members, and that a date is finite (JSON reads `-1e400` as -Infinity).
+ */
+const CLAIM_TYPES: { readonly [name in keyof TypedClaims]-?: (value: unknown) => boolean } = {
+  iss: isString,
+  sub: (value) => isString(value) && value !== '',
+  aud: isStringOrStrings,
+  exp: Number.isFinite,
+  nbf: Number.isFinite,
+  iat: Number.isFinite,
+  scope: isString,
+  scp: isStringOrStrings,
+  roles: isStrings,
+};
+
+/**
+ * Throws unless every claim of CLAIM_TYPES the token carries is of its type: a token whose `sub` is an
+ * array or an object, or whose grants are of another shape, is invalid, not read in some other way.
+ */
+function assertClaimTypes(payload: JWTPayload): asserts payload is JWTPayload & TypedClaims {
+  for (const [name, valid] of Object.entries(CLAIM_TYPES))
+    if (Object.hasOwn(payload, name) && !valid(payload[name]))
+      throw new TypeError(`The "${name}" claim is not of its type`);
+}
+
+/** A grant's scope tokens: split at spaces, or as its array lists them. */
+const scopeTokens = (claim: string | readonly string[] = []) =>
+  typeof claim === 'string' ? claim.split(' ').filter(Boolean) : claim;
 
 /**
  * What a token grants: the scopes of its `scope` and `scp` claims, and those AUTH_JWT_ROLE_SCOPES maps
  * its `roles` to (the app roles an identity provider gives a client-credentials token).
  */
 function grantedScopes(
-  payload: JWTPayload,
+  claims: TypedClaims,
   roleScopes: ReadonlyMap<string, readonly string[]>,
 ): ReadonlySet<string> {
-  const roles = scopeTokens(payload.roles).flatMap((role) => roleScopes.get(role) ?? []);
-  return new Set([...scopeTokens(payload.scope), ...scopeTokens(payload.scp), ...roles]);
+  const roles = (claims.roles ?? []).flatMap((role) => roleScopes.get(role) ?? []);
+  return new Set([...scopeTokens(claims.scope), ...scopeTokens(claims.scp), ...roles]);
 }
 
 /**
@@ -120,8 +165,9 @@ function jwtVerifier(config: Extract<AuthConfig, { mode: 'jwt' }>): Verify {
           maxTokenAge: config.maxLifetimeSeconds,
         },
       );
+      assertClaimTypes(payload);
       if (payload.exp! - payload.iat! > config.maxLifetimeSeconds) throw new RangeError('lifetime');
-      return { id: payload.sub!, scopes: grantedScopes(payload, config.roleScopes) };
+      return { id: payload.sub, scopes: grantedScopes(payload, config.roleScopes) };
     } catch {
       throw new AuthenticationError(
         'The bearer token is not valid.',

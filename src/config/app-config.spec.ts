@@ -85,6 +85,9 @@ describe('loadAppConfig', () => {
       ['BODY_LIMIT', '0'],
       ['XML_NAMESPACE', 'not a uri'],
       ['API_PREFIX', 'api v1'],
+      ['LOG_REDACT_QUERY_PARAMETERS', 'partner pin'],
+      ['LOG_REDACT_QUERY_PARAMETERS', 'pin,p=q'],
+      ['LOG_REDACT_QUERY_PARAMETERS', 'x'.repeat(129)],
     ])('%s=%s', (name, value) => {
       const error = configurationErrorOf({ [name]: value });
       expect(error.problems).toHaveLength(1);
@@ -388,6 +391,14 @@ describe('loadAppConfig', () => {
         'DATABASE_REPLICA_MAX_LAG_SECONDS',
       ]);
     });
+  });
+
+  it('reads LOG_REDACT_QUERY_PARAMETERS as names, comma-separated, none by default', () => {
+    expect(loadAppConfig({}).logRedactQueryParameters).toEqual([]);
+    expect(
+      loadAppConfig({ LOG_REDACT_QUERY_PARAMETERS: ' partner_pin, X-Signed.v2 ,,~otp ' })
+        .logRedactQueryParameters,
+    ).toEqual(['partner_pin', 'X-Signed.v2', '~otp']);
   });
 
   describe('API_PREFIX', () => {

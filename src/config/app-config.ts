@@ -2,6 +2,7 @@ import bytes from 'bytes';
 import { DateTime } from 'luxon';
 import { createPublicKey } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
+import { trimmerOf } from '../common/trim';
 
 export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly path: string; readonly demoData: boolean }
@@ -41,6 +42,8 @@ export interface AppConfig {
   readonly logLevel: LogLevel;
   /** Human-readable log lines instead of JSON: for a developer's terminal. */
   readonly prettyLogs: boolean;
+  /** Query parameters whose values the log and the traces redact, besides the built-in credentials. */
+  readonly logRedactQueryParameters: readonly string[];
   /** Express's `trust proxy`: which hops may set X-Forwarded-For / -Proto. */
   readonly trustProxy: boolean | number | string;
   /** Origins allowed by CORS; empty turns CORS off. */
@@ -254,13 +257,16 @@ function isMysqlUrl(url: string): boolean {
  * names two, as a Galera cluster's clients write it (WHATWG URLs take one host).
  */
 function nodeUrlsOf(url: string): string[] {
-  const parts = /^([a-z]+:\/\/(?:[^@/]*@)?)([^/?#]*)(.*)$/i.exec(url);
+  const parts = /^([a-z]+:\/\/(?:[^@/]*@)?)([^/?#]*)/i.exec(url);
   if (!parts) return [url];
-  const [, head, hosts, tail] = parts;
+  const [whole, head, hosts] = parts;
+  const tail = url.slice(whole.length);
   return hosts.split(',').map((host) => `${head}${host.trim()}${tail}`);
 }
 
 /** mysql2 reads a MariaDB URL under its own scheme. */
+const trimSlashes = trimmerOf('/');
+
 const asMysqlUrl = (url: string) => url.replace(/^mariadb:/, 'mysql:');
 
 function readReadUrls(reader: EnvironmentReader, env: Environment, sqlite: boolean): string[] {
@@ -405,6 +411,21 @@ function readRoleScopes(reader: EnvironmentReader, env: Environment): Map<string
     'must list role=scope+scope… entries, comma-separated, each role once',
   );
   return new Map(roles.map(([, role, scopes]) => [role, scopes.split('+')]));
+}
+
+/**
+ * LOG_REDACT_QUERY_PARAMETERS: names of query parameters, comma-separated. The tracing SDK, which
+ * starts before the configuration is read, reads the variable itself (src/tracing/sdk.ts); a bad one
+ * stops the service here before any request is served.
+ */
+function readRedactedParameters(reader: EnvironmentReader, env: Environment): string[] {
+  const names = entriesOf(env.LOG_REDACT_QUERY_PARAMETERS);
+  reader.check(
+    'LOG_REDACT_QUERY_PARAMETERS',
+    names.every((name) => /^[\w.~-]{1,128}$/.test(name)),
+    'must list query parameter names (letters, digits, - . _ ~; up to 128 each), comma-separated',
+  );
+  return names;
 }
 
 /** A PEM public key as the verifier imports it: the SPKI label first, then a body that parses. */
@@ -588,10 +609,7 @@ function readEvents(reader: EnvironmentReader, env: Environment): EventsConfig {
  */
 export function loadAppConfig(env: Environment = process.env, { serving = true } = {}): AppConfig {
   const reader = new EnvironmentReader(env);
-  const apiPrefix = reader
-    .text('API_PREFIX', 'api')
-    .trim()
-    .replace(/^\/+|\/+$/g, '');
+  const apiPrefix = trimSlashes(reader.text('API_PREFIX', 'api').trim());
   reader.check(
     'API_PREFIX',
     /^[A-Za-z0-9._~\-/]*$/.test(apiPrefix),
@@ -618,6 +636,7 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
     database,
     logLevel: reader.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     prettyLogs: reader.oneOf('LOG_FORMAT', ['json', 'pretty'], 'json') === 'pretty',
+    logRedactQueryParameters: readRedactedParameters(reader, env),
     trustProxy,
     corsOrigins: readOrigins(reader, env),
     shutdownDrainMs: reader.integer('SHUTDOWN_DRAIN_MS', 5000, 0, 600000),

@@ -3,8 +3,9 @@ import { type Request, type RequestHandler, type Response } from 'express';
 import { Logger as NestPinoLogger, LoggerModule, PinoLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import { destination, type Logger, pino, stdTimeFunctions } from 'pino';
-import { type AppConfig } from '../config/app-config';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { describeFailure } from './failure-details';
+import { QueryRedaction } from './query-redaction';
 import { routeTemplate } from './route-template';
 import { traceIdsOf } from './trace-ids';
 
@@ -43,10 +44,11 @@ interface Audited {
  * One JSON line per request (method, route, status, duration, request id, caller, the scope a 403
  * refused it for, client address, and the trace ids when there is a trace), written once the
  * response finishes or the connection closes.
- * Only those fields are logged: never headers, bodies or credentials. It runs on every request, so it
- * logs through the root logger: no child logger and no async context per request.
+ * Only those fields are logged: never headers, bodies or credentials (the URL's are redacted). It runs
+ * on every request, so it logs through the root logger: no child logger and no async context per
+ * request.
  */
-function createHttpLogger(logger: Logger): RequestHandler {
+function createHttpLogger(logger: Logger, redaction: QueryRedaction): RequestHandler {
   return (request, response, next) => {
     const started = Date.now();
     const id = assignRequestId(request, response);
@@ -70,10 +72,11 @@ function createHttpLogger(logger: Logger): RequestHandler {
               : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const responseTime = Date.now() - started;
+      const url = redaction.url(request.originalUrl);
       logger[level](
         {
           reqId: id,
-          req: { id, method: request.method, url: request.originalUrl, remoteAddress: request.ip },
+          req: { id, method: request.method, url, remoteAddress: request.ip },
           res: { statusCode: status },
           responseTime,
           route,
@@ -83,7 +86,7 @@ function createHttpLogger(logger: Logger): RequestHandler {
           trace_id: traced?.trace_id,
           span_id: traced?.span_id,
         },
-        `${request.method} ${route ?? request.originalUrl} ${status} ${responseTime}ms`,
+        `${request.method} ${route ?? url} ${status} ${responseTime}ms`,
       );
     };
     response.on('finish', complete);
@@ -139,7 +142,14 @@ export class LoggingModule {
           forRoutes: [],
         }),
       ],
-      providers: [{ provide: HTTP_LOGGER, useValue: createHttpLogger(logger) }],
+      providers: [
+        {
+          provide: HTTP_LOGGER,
+          useFactory: (config: AppConfig) =>
+            createHttpLogger(logger, new QueryRedaction(config.logRedactQueryParameters)),
+          inject: [APP_CONFIG],
+        },
+      ],
       exports: [HTTP_LOGGER],
     };
   }

@@ -94,13 +94,31 @@ const READ_ONE_ERRORS = WireErrors(
   DatabaseUnavailableError,
 );
 
+/**
+ * What a path may not hold as it goes into a `Link` header: anything RFC 3986 does not allow in a path
+ * unescaped, the `,` and `;` that Link headers are split on, and a `%` that starts no escape.
+ */
+const NOT_IN_LINK_PATH = /[^\w\-.~/:@!$&'()*+=%]|%(?![\dA-F]{2})/gi;
+
+/**
+ * The path as sent, with what it may not hold percent-encoded, so that nothing in it (`>`, `"`) can end
+ * the link or add parameters to it; an ordinary path is unchanged. Node reads the request line as
+ * latin1: each character is one byte of it.
+ */
+const asLinkPath = (path: string) =>
+  path.replace(
+    NOT_IN_LINK_PATH,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  );
+
 /** The request's own address with the next page's cursor: the target of the `Link` rel="next". */
 function nextPageOf(request: Request, cursor: string): string {
   const query = new URLSearchParams(queryStringOf(request));
   // Names bind in any case: a cursor sent as `Cursor` is replaced too, not left to win as the first.
   for (const name of [...query.keys()]) if (name.toLowerCase() === 'cursor') query.delete(name);
   query.set('cursor', cursor);
-  return `${request.originalUrl.split('?')[0]}?${query.toString()}`;
+  // URLSearchParams writes the query escaped already.
+  return `${asLinkPath(request.originalUrl.split('?')[0])}?${query.toString()}`;
 }
 
 const PAGE_EXAMPLE = {
