@@ -1,6 +1,7 @@
 // @ts-check
 import eslint from '@eslint/js';
 import prettier from 'eslint-config-prettier';
+import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -30,6 +31,17 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       eqeqeq: ['error', 'always', { null: 'ignore' }],
       'no-duplicate-imports': 'error',
+    },
+  },
+  {
+    // What runs reads untrusted text: no regular expression there may backtrack super-linearly, at
+    // any position it is tried from (a match that may start anywhere moves along the whole input).
+    files: ['src/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': ['error', { report: 'potential' }],
+      // A sticky pattern is tried at one position only: it cannot move.
+      'regexp/no-super-linear-move': ['error', { report: 'potential', ignorePartial: false }],
     },
   },
   {

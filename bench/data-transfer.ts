@@ -68,7 +68,9 @@ function runCommand(
 
 /** Reads `1,000 transactions in 12s (83 transactions/s)` and `peak memory: 140 MB` from a summary. */
 function measureOf(operation: string, database: string, summary: string): TransferMeasure {
-  const rate = /([\d,]+) transactions in (\S+) \(([\d,]+) transactions\/s\)/.exec(summary);
+  const rate = /(?<![\d,])([\d,]+) transactions in (\S+) \(([\d,]+) transactions\/s\)/.exec(
+    summary,
+  );
   const peak = /peak memory: (\d+) MB/.exec(summary);
   if (!rate || !peak) throw new Error(`unexpected summary: ${summary}`);
   const number = (text: string) => Number(text.replace(/,/g, ''));

@@ -84,4 +84,15 @@ describeOnEachDatabase('Prometheus metrics at /metrics', (context) => {
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(sample(text, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
   });
+
+  it('shows a stall of the event loop in the scrape after it', async () => {
+    await scrape();
+    // The service shares this process: holding its event loop is what one costly request would do.
+    const until = performance.now() + 300;
+    while (performance.now() < until);
+    const text = await scrape();
+    expect(sample(text, 'nodejs_eventloop_lag_max_seconds')).toBeGreaterThanOrEqual(0.25);
+    // The next scrape reports the period since this one, which had no stall.
+    expect(sample(await scrape(), 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(0.25);
+  });
 });

@@ -181,7 +181,9 @@ function required(
 ): number {
   if (value !== null && value !== undefined) return value;
   const name = field();
-  throw new ImportError(`${where()}: ${name}: The ${name.replace(/.*\./, '')} field is required.`);
+  throw new ImportError(
+    `${where()}: ${name}: The ${name.slice(name.lastIndexOf('.') + 1)} field is required.`,
+  );
 }
 
 type TransactionRow = Omit<TransactionEntity, 'row_version' | 'checklist'>;

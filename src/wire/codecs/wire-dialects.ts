@@ -15,6 +15,7 @@ import {
   parseDecimal,
   XML_DECIMAL_STYLE,
 } from '../values/exact-decimal';
+import { trimDotNetSpace, trimXmlSpace } from '../values/white-space';
 import { JsonNumeral } from './json-reader';
 import { type WireScalarKind } from '../model/wire-model';
 
@@ -32,9 +33,9 @@ const isInt32 = (value: bigint) => value >= LOWEST && value <= HIGHEST;
 const PLAIN_DIGITS = /^\d{1,9}$/;
 
 /** Whole numbers as `Int32.Parse` with the given white space and sign rules reads them. */
-function readInteger(text: string, whitespace: RegExp): number | undefined {
+function readInteger(text: string, trim: (text: string) => string): number | undefined {
   if (PLAIN_DIGITS.test(text)) return Number(text);
-  const body = text.replace(whitespace, '').replace(/^([+-]?)0+(?=\d)/, '$1');
+  const body = trim(text).replace(/^([+-]?)0+(?=\d)/, '$1');
   // Longer than any Int32: refused before BigInt spends time on it.
   if (!/^[+-]?\d{1,10}$/.test(body)) return undefined;
   const value = BigInt(body);
@@ -48,10 +49,6 @@ function readDecimal(text: string, spelling: NumberSpelling): ExactDecimal | und
 
 const orUnreadable = <T>(value: T | undefined, raw: unknown, failsRecord = false) =>
   value === undefined ? new UnreadableValue(raw, failsRecord) : value;
-
-// Number parsing's white space in .NET, and XML's.
-const DOTNET_SPACE = /^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g;
-const XML_SPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 
 /** Json.NET's integer numerals: hexadecimal `0x1A`, octal `012`, or decimal digits. */
 function integerOfNumeral(text: string): bigint | undefined {
@@ -123,7 +120,7 @@ const JSON_READERS: WireDialect = {
         : new UnreadableValue(textOf(value), true);
     }
     return typeof value === 'string'
-      ? orUnreadable(readInteger(value, DOTNET_SPACE), value)
+      ? orUnreadable(readInteger(value, trimDotNetSpace), value)
       : new UnreadableValue(value);
   },
   decimal: (value) => {
@@ -163,7 +160,7 @@ const JSON_READERS: WireDialect = {
       return exact === undefined ? new UnreadableValue(textOf(value)) : exact.digits !== 0n;
     }
     if (typeof value !== 'string') return new UnreadableValue(value);
-    const word = value.replace(DOTNET_SPACE, '').toLowerCase();
+    const word = trimDotNetSpace(value).toLowerCase();
     return word === 'true' ? true : word === 'false' ? false : new UnreadableValue(value);
   },
   // A number read as an integer, anything else as text.
@@ -192,11 +189,11 @@ export const JSON_DIALECT: WireDialect = Object.fromEntries(
 
 /** DataContractSerializer, through XmlConvert: the text of an element. */
 export const XML_DIALECT: WireDialect = {
-  int: (value) => orUnreadable(readInteger(String(value), XML_SPACE), value),
+  int: (value) => orUnreadable(readInteger(String(value), trimXmlSpace), value),
   decimal: (value) => orUnreadable(readDecimal(String(value), XML_DECIMAL_STYLE), value),
   string: (value) => value,
   boolean: (value) => {
-    const word = String(value).replace(XML_SPACE, '');
+    const word = trimXmlSpace(String(value));
     if (word === 'true' || word === '1') return true;
     if (word === 'false' || word === '0') return false;
     return new UnreadableValue(value);
@@ -215,13 +212,13 @@ function readHexInteger(text: string): number | undefined {
 /** The form binder's type converters in the invariant culture; an empty value is already null. */
 export const FORM_DIALECT: WireDialect = {
   int: (value) => {
-    const text = String(value).replace(DOTNET_SPACE, '');
-    return orUnreadable(readHexInteger(text) ?? readInteger(text, DOTNET_SPACE), value);
+    const text = trimDotNetSpace(String(value));
+    return orUnreadable(readHexInteger(text) ?? readInteger(text, trimDotNetSpace), value);
   },
   decimal: (value) => orUnreadable(readDecimal(String(value), FLOAT_STYLE), value),
   string: (value) => value,
   boolean: (value) => {
-    const word = String(value).replace(DOTNET_SPACE, '').toLowerCase();
+    const word = trimDotNetSpace(String(value)).toLowerCase();
     return word === 'true' ? true : word === 'false' ? false : new UnreadableValue(value);
   },
   date: (value) => orUnreadable(parseDotNetDate(String(value)), value),

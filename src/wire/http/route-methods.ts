@@ -10,6 +10,13 @@ interface RouterLayer {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** A path ending in several slashes, with one: scanned from the end, linear however many there are. */
+function withOneTrailingSlash(path: string): string {
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end--;
+  return path.length - end > 1 ? path.slice(0, end + 1) : path;
+}
+
 /** Which methods the routes matching a path accept: what tells 405 (with `Allow`) from 404. */
 @Injectable()
 export class RouteMethods {
@@ -62,7 +69,7 @@ export class RouteMethods {
     return (path) => {
       if (!path.toLowerCase().startsWith(under)) return path;
       // One trailing slash is what Express's routes match without strict routing.
-      const trimmed = path.replace(/\/{2,}$/, '/');
+      const trimmed = withOneTrailingSlash(path);
       return withTrailingId.exec(trimmed)?.[1] ?? trimmed;
     };
   }

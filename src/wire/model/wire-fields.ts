@@ -704,13 +704,19 @@ function patternOf(pattern: string | RegExp, fail: (problem: string) => never): 
   }
 }
 
+/** `…T…` ending in `Z` or an offset; the offset is found from the end, so the test is linear. */
+function hasTimeAndOffset(text: string): boolean {
+  const offset = /(?:Z|[+-]\d{2}:?\d{2})$/i.exec(text);
+  return offset !== null && /T/i.test(text.slice(0, offset.index));
+}
+
 function dateOf(
   option: string,
   value: Date | string | undefined,
   fail: (problem: string) => never,
 ): Date | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === 'string' && !/T.*(?:Z|[+-]\d{2}:?\d{2})$/i.test(value))
+  if (typeof value === 'string' && !hasTimeAndOffset(value))
     fail(`${option} is an ISO 8601 date and time with its offset, such as '2000-01-01T00:00:00Z'`);
   const date = new Date(value);
   if (!isDotNetDate(date))

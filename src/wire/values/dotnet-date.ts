@@ -185,6 +185,12 @@ const TIME_OF_DAY =
   /(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d+))?)?(?:\s*([ap])\.?m\.?)?(?:\s*(Z|GMT|[+-]\d{1,2}(?::?\d{2})?))?/i;
 
 /**
+ * Far more words than any spelling read has (`Tuesday, 02 January 2024 GMT` has five, with empty ends
+ * seven): a text of thousands of separators is refused without splitting it all.
+ */
+const MAX_PIECES = 16;
+
+/**
  * .NET's `DateTime.Parse` in the invariant culture, for the spellings clients send: ISO 8601 (with a
  * space or T, any fraction, an offset), month first (`01/02/2024` is 2 January), month names
  * (`2 January 2024`, `Jan 2, 2024`, `Tuesday, January 02, 2024`), RFC 1123 and a time alone (today).
@@ -218,10 +224,9 @@ export function parseDotNetDate(text: string): Date | undefined {
     rest = `${trimmed.slice(0, time.index)} ${trimmed.slice(time.index + whole.length)}`;
   }
   const clock = { hour, minute, second, millisecond, offset };
-  const words = rest
-    .toLowerCase()
-    .split(/[\s,/.-]+/)
-    .filter((word) => word !== '' && !isDayName(word));
+  const pieces = rest.toLowerCase().split(/[\s,/.-]+/, MAX_PIECES + 1);
+  if (pieces.length > MAX_PIECES) return undefined;
+  const words = pieces.filter((word) => word !== '' && !isDayName(word));
   if (words.at(-1) === 'gmt') {
     words.pop();
     clock.offset = 0;

@@ -1,3 +1,5 @@
+import { trimDotNetSpace } from './white-space';
+
 /**
  * A decimal number exactly as a client spelled it, for the rules a double cannot decide: .NET's
  * `decimal` range, integer rounding half to even (`0.50000000000000001` rounds to 1, its double to 0),
@@ -165,9 +167,6 @@ export const XML_DECIMAL_STYLE: NumberSpelling = {
   exponent: false,
 };
 
-// .NET's white space for number parsing: tab, line feed, vertical tab, form feed, carriage return, space.
-const DOTNET_WHITESPACE = /^[\t\n\v\f\r ]*|[\t\n\v\f\r ]*$/g;
-
 const spellingPatterns = new Map<NumberSpelling, RegExp>();
 
 function patternOf(spelling: NumberSpelling): RegExp {
@@ -184,7 +183,7 @@ function patternOf(spelling: NumberSpelling): RegExp {
 
 /** Reads a decimal spelled as the given style allows; `undefined` when it is not such a spelling. */
 export function parseDecimal(text: string, spelling: NumberSpelling): ExactDecimal | undefined {
-  const body = spelling.whitespace ? text.replace(DOTNET_WHITESPACE, '') : text;
+  const body = spelling.whitespace ? trimDotNetSpace(text) : text;
   const match = patternOf(spelling).exec(body);
   if (!match) return undefined;
   const [, leadingSign, integer = '', fraction = '', exponent = '', trailingSign] = match;

@@ -1,4 +1,5 @@
 import { DateTime, Settings } from 'luxon';
+import { trimmerOf } from '../../common/trim';
 
 // The span both databases store in a DATETIME column.
 const EARLIEST = Date.UTC(1000, 0, 1);
@@ -29,8 +30,9 @@ export function isStorableDate(value: unknown): value is Date {
   return instant >= EARLIEST && instant <= LATEST;
 }
 
+const trimZeros = trimmerOf('0');
 const fractionOf = (millisecond: number) =>
-  millisecond ? `.${String(millisecond).padStart(3, '0')}`.replace(/0+$/, '') : '';
+  millisecond ? `.${trimZeros(String(millisecond).padStart(3, '0'))}` : '';
 const two = (value: number) => String(value).padStart(2, '0');
 
 /**
