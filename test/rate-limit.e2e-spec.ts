@@ -7,8 +7,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import request from 'supertest';
 import { DEFAULT_AUTH_FAILURE_LIMIT } from '../src/config/app-config';
-import { apiKeysVariable } from './support/auth-credentials';
+import { apiKeysVariable, JwksServer, nowSeconds, TokenIssuer } from './support/auth-credentials';
 import { expectProblem, type HttpResult } from './support/http-assertions';
+import { sendAtOnce } from './support/http-burst';
+import { LatencyRelay } from './support/latency-relay';
 import { freePort, ServiceProcess } from './support/processes';
 import { type Environment, RunningApp } from './support/test-app';
 
@@ -29,6 +31,13 @@ function expectRateLimited(response: HttpResult) {
   expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   expect(Number(response.headers['retry-after'])).toBeLessThanOrEqual(WINDOW_SECONDS);
 }
+
+/** How many answers of each status. */
+const statusCounts = (answers: readonly HttpResult[]) =>
+  answers.reduce<Record<number, number>>(
+    (counts, { status }) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }),
+    {},
+  );
 
 const apps: RunningApp[] = [];
 
@@ -127,6 +136,153 @@ describe('failed authentication, limited by default without RATE_LIMIT', () => {
   });
 });
 
+/** How a guesser's burst authenticates: the service's settings, the right credential and the guesses. */
+interface Credentials {
+  readonly env: Environment;
+  readonly right: Record<string, string>;
+  readonly wrong: readonly Record<string, string>[];
+}
+
+const BURST = 120;
+const BURST_LIMIT = 5;
+/** Long enough for a burst to end within one window, short enough to wait for its end. */
+const BURST_WINDOW_SECONDS = 3;
+/** Each way: a Redis in the same data centre, busy; loopback would answer too fast to show a gap. */
+const REDIS_DELAY_MS = 5;
+/** Each way: an identity provider's JWKS endpoint across the internet. */
+const JWKS_DELAY_MS = 25;
+const ISSUER = 'https://login.example.test/';
+const AUDIENCE = 'property-sales-api';
+
+describe('limits against credentials sent at once on open connections', () => {
+  const credentials = new Map<string, Credentials>();
+  let redis: LatencyRelay;
+  let jwksServer: JwksServer;
+  let jwks: LatencyRelay;
+
+  beforeAll(async () => {
+    redis = await LatencyRelay.start(REDIS_URL, REDIS_DELAY_MS);
+    const [issuer, stranger] = await Promise.all([
+      TokenIssuer.create('rl-issuer'),
+      TokenIssuer.create('rl-stranger'),
+    ]);
+    jwksServer = await JwksServer.start([await issuer.jwk()]);
+    jwks = await LatencyRelay.start(jwksServer.url, JWKS_DELAY_MS);
+    // Under the issuer's key id, whoever signs: each signature is verified before it fails.
+    const bearer = async (signer: TokenIssuer, sub: string) => {
+      const iat = nowSeconds();
+      const claims = { iss: ISSUER, aud: AUDIENCE, sub, iat, exp: iat + 300 };
+      const token = await signer.sign(
+        { ...claims, scope: 'requirements:read' },
+        { kid: issuer.kid },
+      );
+      return { Authorization: `Bearer ${token}` };
+    };
+    credentials.set('API keys', {
+      env: { AUTH_MODE: 'apikey', AUTH_API_KEYS: apiKeysVariable({ valid: VALID_KEY }) },
+      right: { 'X-Api-Key': VALID_KEY },
+      wrong: Array.from({ length: BURST }, (_, index) => ({
+        'X-Api-Key': `guess-${index}-0000000000000000`,
+      })),
+    });
+    // Each instance fetches the issuer's keys at its first token: the burst's tokens wait on it together.
+    credentials.set('tokens', {
+      env: {
+        AUTH_MODE: 'jwt',
+        AUTH_JWKS_URL: jwks.url,
+        AUTH_JWT_ISSUER: ISSUER,
+        AUTH_JWT_AUDIENCE: AUDIENCE,
+      },
+      right: await bearer(issuer, 'rl-caller'),
+      wrong: await Promise.all(
+        Array.from({ length: BURST }, (_, index) => bearer(stranger, `guess-${index}`)),
+      ),
+    });
+  });
+
+  afterAll(async () => {
+    await Promise.all([redis?.close(), jwks?.close(), jwksServer?.close()]);
+  });
+
+  /** Where the limits are counted: how many instances, and what each is given. */
+  const inRedis = () => ({ REDIS_URL: redis.url, RATE_LIMIT_KEY_PREFIX: keyPrefix() });
+  const stores: [string, number, () => Environment][] = [
+    ['in memory', 1, () => ({})],
+    ['in Redis', 1, inRedis],
+    ['in Redis, by two instances', 2, inRedis],
+  ];
+  const kinds = [['API keys'], ['tokens']];
+
+  /** `count` instances with these credentials and limits, sharing `store()`. */
+  function startInstances(count: number, store: () => Environment, env: Environment) {
+    const shared = { ...store(), ...env, RATE_LIMIT_WINDOW_SECONDS: String(BURST_WINDOW_SECONDS) };
+    return Promise.all(Array.from({ length: count }, () => startApp(shared)));
+  }
+
+  /** Sends each request to the next instance in turn, all at once. */
+  const burst = (instances: readonly RunningApp[], headers: readonly Record<string, string>[]) =>
+    sendAtOnce(
+      headers.map((header, index) => ({
+        baseUrl: instances[index % instances.length].baseUrl,
+        path: REQUIREMENTS,
+        headers: header,
+      })),
+    );
+
+  describe.each([
+    ['AUTH_FAILURE_LIMIT', { AUTH_FAILURE_LIMIT: String(BURST_LIMIT), RATE_LIMIT: '0' }],
+    ['RATE_LIMIT', { RATE_LIMIT: String(BURST_LIMIT), AUTH_FAILURE_LIMIT: '0' }],
+  ])('%s, counted', (_limit, limits) => {
+    describe.each(stores)('%s', (_where, instanceCount, store) => {
+      it.each(kinds)(
+        `checks ${BURST_LIMIT} of ${BURST} %s sent at once, refuses every right one among them, and takes it once the window ends`,
+        async (kind) => {
+          const { env, right, wrong } = credentials.get(kind)!;
+          const instances = await startInstances(instanceCount, store, { ...env, ...limits });
+          // The right credential at every fifth place from the sixteenth: by then each instance has
+          // been sent more guesses than the limit, so a right one answered 200 was checked past it.
+          const sent = wrong.map((guess, index) =>
+            index >= 3 * BURST_LIMIT && index % BURST_LIMIT === 0 ? right : guess,
+          );
+          const answers = await burst(instances, sent);
+          const guesses = answers.filter((_, index) => sent[index] !== right);
+          const rights = answers.filter((_, index) => sent[index] === right);
+          // A 401 is a guess checked; a 429 one refused. A right one checked would be a 200.
+          expect(statusCounts(guesses)).toEqual({
+            401: BURST_LIMIT,
+            429: guesses.length - BURST_LIMIT,
+          });
+          expect(statusCounts(rights)).toEqual({ 429: rights.length });
+          rights.forEach(expectRateLimited);
+          await sleep(
+            Math.max(...rights.map((answer) => Number(answer.headers['retry-after']))) * 1000,
+          );
+          await instances[0].http.get(REQUIREMENTS).set(right).expect(200);
+        },
+      );
+    });
+  });
+
+  describe.each(stores)('AUTH_FAILURE_LIMIT, counted %s', (_where, instanceCount, store) => {
+    it.each(kinds)(
+      `answers ${BURST} right %s sent at once: successes never count`,
+      async (kind) => {
+        const { env, right } = credentials.get(kind)!;
+        const instances = await startInstances(instanceCount, store, {
+          ...env,
+          AUTH_FAILURE_LIMIT: String(BURST_LIMIT),
+          RATE_LIMIT: '0',
+        });
+        const answers = await burst(
+          instances,
+          Array.from({ length: BURST }, () => right),
+        );
+        expect(statusCounts(answers)).toEqual({ 200: BURST });
+      },
+    );
+  });
+});
+
 describe('two instances sharing REDIS_URL', () => {
   it('allow RATE_LIMIT requests together, not each', async () => {
     const shared = { AUTH_MODE: 'none', REDIS_URL, RATE_LIMIT_KEY_PREFIX: keyPrefix() };
@@ -221,24 +377,40 @@ async function startPrivateRedis(): Promise<{ url: string; server: ChildProcess 
 }
 
 describe('a Redis that freezes (SIGSTOP) under load', () => {
-  let redis: { url: string; server: ChildProcess } | undefined;
+  let redis: { url: string; server: ChildProcess };
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+  });
 
   afterAll(() => {
     redis?.server.kill('SIGCONT');
     redis?.server.kill('SIGKILL');
   });
 
+  /** Where the instance counts, as its readiness says. */
+  const storeOf = async (running: RunningApp) =>
+    (await running.http.get('/health/ready').expect(200)).body.details.rateLimit.store as string;
+
+  /** Thaws Redis, and waits for the instance to count there again. */
+  async function thaw(running: RunningApp): Promise<void> {
+    redis.server.kill('SIGCONT');
+    let store = 'memory';
+    for (let waited = 0; store !== 'redis' && waited < 5000; waited += 100) {
+      await sleep(100);
+      store = await storeOf(running);
+    }
+    expect(store).toBe('redis');
+  }
+
   it('makes no request wait on it: the circuit opens at once, one probe at a time, and closes when it answers', async () => {
-    redis = await startPrivateRedis();
     const running = await startApp({
       AUTH_MODE: 'none',
       REDIS_URL: redis.url,
       RATE_LIMIT: '1000000',
       RATE_LIMIT_KEY_PREFIX: keyPrefix(),
     });
-    const storeOf = async () =>
-      (await running.http.get('/health/ready').expect(200)).body.details.rateLimit.store as string;
-    expect(await storeOf()).toBe('redis');
+    expect(await storeOf(running)).toBe('redis');
     /** Eight clients in a loop for `ms`: when each request ended, and how long it took. */
     const load = async (ms: number) => {
       const requests: { end: number; duration: number }[] = [];
@@ -268,13 +440,34 @@ describe('a Redis that freezes (SIGSTOP) under load', () => {
       .filter((end, index, ends) => index === 0 || end - ends[index - 1] > 200);
     // At most one, for a pause of the machine: the stalls' end times otherwise.
     expect(stalls).toEqual(stalls.slice(0, 1));
-    expect(await storeOf()).toBe('memory');
-    redis.server.kill('SIGCONT');
-    let store = 'memory';
-    for (let waited = 0; store !== 'redis' && waited < 5000; waited += 100) {
-      await sleep(100);
-      store = await storeOf();
-    }
-    expect(store).toBe('redis');
+    expect(await storeOf(running)).toBe('memory');
+    await thaw(running);
+  });
+
+  it('keeps no place for the checks it made in memory: right keys sent at once after it thaws are answered at once', async () => {
+    const running = await startApp({
+      AUTH_MODE: 'apikey',
+      AUTH_API_KEYS: apiKeysVariable({ valid: VALID_KEY }),
+      AUTH_FAILURE_LIMIT: String(BURST_LIMIT),
+      RATE_LIMIT: '0',
+      REDIS_URL: redis.url,
+      RATE_LIMIT_KEY_PREFIX: keyPrefix(),
+    });
+    const rightKeys = () =>
+      sendAtOnce(
+        Array.from({ length: 2 * BURST_LIMIT }, () => ({
+          baseUrl: running.baseUrl,
+          path: REQUIREMENTS,
+          headers: { 'X-Api-Key': VALID_KEY },
+        })),
+      );
+    redis.server.kill('SIGSTOP');
+    // Their reservations wait in the frozen Redis's socket while the checks go on in memory.
+    expect(statusCounts(await rightKeys())).toEqual({ 200: 2 * BURST_LIMIT });
+    await thaw(running);
+    const started = performance.now();
+    expect(statusCounts(await rightKeys())).toEqual({ 200: 2 * BURST_LIMIT });
+    // Places Redis gave those reservations on thawing would hold the address for a hold, 5 s.
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });

@@ -37,7 +37,8 @@ export const SkipRateLimit = () => SetMetadata(SKIP_RATE_LIMIT, true);
  * address (as TRUST_PROXY derives it: a raw X-Forwarded-For never picks the bucket). With
  * AUTH_FAILURE_LIMIT (on by default when authentication is), failed authentications are also counted
  * on their own per address. An address past either limit is refused before its credentials are
- * checked, so keys cannot be guessed faster than the limits allow.
+ * checked, and each check first takes a place in the buckets its failure would count in: however many
+ * requests arrive together, keys cannot be guessed faster than the limits allow.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -76,31 +77,33 @@ export class RateLimitGuard implements CanActivate {
   async admit(request: AuthenticatedRequest, authenticate: () => Promise<unknown>): Promise<void> {
     const ip = request.ip ?? request.socket.remoteAddress ?? 'unknown';
     const address = `address:${ip}`;
-    const failures = `failures:${ip}`;
     const { limit, authFailureLimit } = this.config;
-    if (this.authenticates) {
-      if (limit > 0) this.refuseWhenSpent(await this.store.peek(address), limit);
-      if (authFailureLimit > 0)
-        this.refuseWhenSpent(await this.store.peek(failures), authFailureLimit);
+    if (!this.authenticates) {
+      await authenticate();
+      if (limit > 0) this.refuseWhenOver(await this.store.hit(address), limit);
+      return;
     }
+    // The buckets a failure counts in: no more checks are under way in each than it has failures left.
+    const buckets = [
+      { key: `failures:${ip}`, limit: authFailureLimit },
+      { key: address, limit },
+    ].filter((bucket) => bucket.limit > 0);
+    const admission = await this.store.reserve(buckets);
+    if (!admission.admitted) throw this.refusal(admission);
+    let counted: string[] = [];
     try {
       await authenticate();
+      // A caller's requests count against the caller; a request without one (an open route's)
+      // against its address.
+      if (!request.caller) counted = [address];
     } catch (error) {
-      if (error instanceof AuthenticationError) {
-        if (authFailureLimit > 0)
-          this.refuseWhenOver(await this.store.hit(failures), authFailureLimit);
-        if (limit > 0) this.refuseWhenOver(await this.store.hit(address), limit);
-      }
+      if (error instanceof AuthenticationError) counted = buckets.map(({ key }) => key);
       throw error;
+    } finally {
+      await admission.release(counted);
     }
-    if (limit === 0) return;
-    const bucket = request.caller ? `caller:${request.caller.id}` : address;
-    this.refuseWhenOver(await this.store.hit(bucket), limit);
-  }
-
-  /** Before a request is counted: the bucket has no request left. */
-  private refuseWhenSpent(state: BucketState, limit: number): void {
-    if (state.count >= limit) throw this.refusal(state);
+    if (limit > 0 && request.caller)
+      this.refuseWhenOver(await this.store.hit(`caller:${request.caller.id}`), limit);
   }
 
   /** After a request is counted: it was one too many. */
@@ -108,7 +111,7 @@ export class RateLimitGuard implements CanActivate {
     if (state.count > limit) throw this.refusal(state);
   }
 
-  private refusal(state: BucketState): RateLimitedError {
-    return new RateLimitedError(Math.max(1, Math.ceil(state.resetInMs / 1000)));
+  private refusal({ resetInMs }: { resetInMs: number }): RateLimitedError {
+    return new RateLimitedError(Math.max(1, Math.ceil(resetInMs / 1000)));
   }
 }

@@ -6,6 +6,8 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { APP_CONFIG, type AppConfig, type RateLimitConfig } from '../config/app-config';
 
 /** A bucket's state after a request: how many it holds in this window, and when the window ends. */
@@ -14,6 +16,24 @@ export interface BucketState {
   readonly resetInMs: number;
 }
 
+/** A bucket a credential check is counted in if it fails, and how many failures its window allows. */
+export interface CheckBucket {
+  readonly key: string;
+  readonly limit: number;
+}
+
+/**
+ * A credential check's place in its buckets: taken before the check, so that no more checks than a
+ * bucket has left are ever under way; or the refusal, when a bucket has spent its limit.
+ */
+export type Admission =
+  | {
+      readonly admitted: true;
+      /** Gives the place back after the check, counting the request in the buckets of `counted`. */
+      release(counted: readonly string[]): Promise<void>;
+    }
+  | { readonly admitted: false; readonly resetInMs: number };
+
 /** Where the limits are counted, as readiness reports it. */
 export interface RateLimitStoreStatus {
   readonly store: 'memory' | 'redis';
@@ -21,19 +41,56 @@ export interface RateLimitStoreStatus {
   readonly redis?: 'unavailable';
 }
 
+/** What a script answers: two numbers. */
+type Reply = [number, number];
+/** A reservation's outcome, the first of its reply (the second: the time left of a spent window). */
+const REFUSED = 0;
+const BUSY = 1;
+const ADMITTED = 2;
+
 // Fixed windows: the first hit of a bucket starts its window; INCR and PEXPIRE run as one.
-const HIT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
+const HIT_FUNCTION = `
+local function hit(key, window)
+  local count = redis.call('INCR', key)
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then
+    redis.call('PEXPIRE', key, window)
+    ttl = tonumber(window)
+  end
+  return {count, ttl}
+end`;
+const HIT_SCRIPT = `${HIT_FUNCTION}
+return hit(KEYS[1], ARGV[1])`;
+/**
+ * KEYS: each bucket's count, then its checks under way (a sorted set of ids, scored by when their
+ * hold lapses); ARGV: the check's id, its hold, each bucket's limit. Refused when a bucket has spent
+ * its limit; busy when the checks under way could spend what is left; else admitted in every bucket.
+ * Redis's own clock (TIME; Redis 5 or later) dates the holds, whatever the instances' clocks say.
+ */
+const RESERVE_SCRIPT = `
+local time = redis.call('TIME')
+local now = time[1] * 1000 + math.floor(time[2] / 1000)
+local busy = false
+for i = 1, #KEYS / 2 do
+  local count = tonumber(redis.call('GET', KEYS[i * 2 - 1]) or 0)
+  local limit = tonumber(ARGV[i + 2])
+  if count >= limit then return {${REFUSED}, redis.call('PTTL', KEYS[i * 2 - 1])} end
+  redis.call('ZREMRANGEBYSCORE', KEYS[i * 2], '-inf', now)
+  if count + redis.call('ZCARD', KEYS[i * 2]) >= limit then busy = true end
 end
-return {count, ttl}`;
-const PEEK_SCRIPT = `
-local count = redis.call('GET', KEYS[1])
-if not count then return {0, 0} end
-return {tonumber(count), redis.call('PTTL', KEYS[1])}`;
+if busy then return {${BUSY}, 0} end
+for i = 1, #KEYS / 2 do
+  redis.call('ZADD', KEYS[i * 2], now + ARGV[2], ARGV[1])
+  redis.call('PEXPIRE', KEYS[i * 2], ARGV[2])
+end
+return {${ADMITTED}, 0}`;
+/** KEYS as RESERVE_SCRIPT's; ARGV: the check's id, the window, then 1 for a bucket it counts in. */
+const RELEASE_SCRIPT = `${HIT_FUNCTION}
+for i = 1, #KEYS / 2 do
+  redis.call('ZREM', KEYS[i * 2], ARGV[1])
+  if ARGV[i + 2] == '1' then hit(KEYS[i * 2 - 1], ARGV[2]) end
+end
+return {0, 0}`;
 
 /** A Redis command past this has failed: the probe's bound, and the last resort of any command. */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
@@ -47,6 +104,15 @@ const REDIS_STALL_MS = 50;
 const REDIS_RETRY_MS = 1000;
 /** How long the start waits for Redis before serving with limits in memory. */
 const REDIS_CONNECT_WAIT_MS = 2000;
+/**
+ * How long a check holds its place: longer than any check takes (a JWKS fetch is bounded to 3 s), so
+ * that a place lost with its instance, or with Redis, is free again after this, not after the window.
+ * A check that waits for a place waits no longer than this.
+ */
+const CHECK_HOLD_MS = 5000;
+/** A check whose buckets are taken by checks under way asks again after this, doubling to the cap. */
+const BUSY_RETRY_MS = 5;
+const BUSY_RETRY_MAX_MS = 25;
 
 /** Settled once, when the circuit opens: what the requests waiting on Redis race. */
 class Stall {
@@ -57,6 +123,8 @@ class Stall {
 /** Counts in this process: what every instance does without Redis, and while Redis is away. */
 class MemoryBuckets {
   private readonly buckets = new Map<string, { count: number; resetAt: number }>();
+  /** Per bucket, the checks under way. */
+  private readonly checking = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly windowMs: number) {
@@ -78,7 +146,29 @@ class MemoryBuckets {
     return { count: bucket.count, resetInMs: bucket.resetAt - now };
   }
 
-  peek(key: string): BucketState {
+  /** As RESERVE_SCRIPT; no hold lapses here, as each place is released by the process that took it. */
+  reserve(buckets: readonly CheckBucket[]): Reply {
+    let busy = false;
+    for (const { key, limit } of buckets) {
+      const { count, resetInMs } = this.peek(key);
+      if (count >= limit) return [REFUSED, resetInMs];
+      if (count + (this.checking.get(key) ?? 0) >= limit) busy = true;
+    }
+    if (busy) return [BUSY, 0];
+    for (const { key } of buckets) this.checking.set(key, (this.checking.get(key) ?? 0) + 1);
+    return [ADMITTED, 0];
+  }
+
+  release(buckets: readonly CheckBucket[], counted: readonly string[]): void {
+    for (const { key } of buckets) {
+      const left = this.checking.get(key)! - 1;
+      if (left === 0) this.checking.delete(key);
+      else this.checking.set(key, left);
+      if (counted.includes(key)) this.hit(key);
+    }
+  }
+
+  private peek(key: string): BucketState {
     const now = Date.now();
     const bucket = this.buckets.get(key);
     return bucket && bucket.resetAt > now
@@ -163,13 +253,43 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Counts one request in the bucket. */
-  hit(key: string): Promise<BucketState> {
-    return this.shared(key, HIT_SCRIPT, () => this.memory.hit(key), [String(this.windowMs)]);
+  async hit(key: string): Promise<BucketState> {
+    const reply = await this.redisReply(HIT_SCRIPT, [key], [String(this.windowMs)]);
+    if (!reply) return this.memory.hit(key);
+    const [count, resetInMs] = reply;
+    return { count, resetInMs };
   }
 
-  /** The bucket as it stands, counting nothing. */
-  peek(key: string): Promise<BucketState> {
-    return this.shared(key, PEEK_SCRIPT, () => this.memory.peek(key), []);
+  /**
+   * Takes a place for a credential check in every bucket, all or none. While checks under way hold
+   * what a bucket has left, waits for their outcome: they may succeed, and successes never count.
+   */
+  async reserve(buckets: readonly CheckBucket[]): Promise<Admission> {
+    const id = randomUUID();
+    const keys = buckets.flatMap(({ key }) => [key, `checking:${key}`]);
+    const args = [id, String(CHECK_HOLD_MS), ...buckets.map(({ limit }) => String(limit))];
+    const deadline = Date.now() + CHECK_HOLD_MS;
+    for (let retryMs = BUSY_RETRY_MS; ; retryMs = Math.min(retryMs * 2, BUSY_RETRY_MAX_MS)) {
+      // Left unanswered, the reservation may still be made once Redis answers again: its release is
+      // sent right behind it, so that no place stays taken there for a hold.
+      const reply = await this.redisReply(RESERVE_SCRIPT, keys, args, () => {
+        void this.releaseInRedis(id, buckets, keys, []);
+      });
+      const [outcome, resetInMs] = reply ?? this.memory.reserve(buckets);
+      if (outcome === REFUSED) return { admitted: false, resetInMs };
+      if (outcome === ADMITTED)
+        return {
+          admitted: true,
+          // Where the place was taken, whatever the circuit says by then.
+          release: async (counted) => {
+            if (reply) await this.releaseInRedis(id, buckets, keys, counted);
+            else this.memory.release(buckets, counted);
+          },
+        };
+      // Taken for a whole hold (by checks lost with their instance, or others always first): refused.
+      if (Date.now() >= deadline) return { admitted: false, resetInMs: 0 };
+      await sleep(retryMs);
+    }
   }
 
   status(): RateLimitStoreStatus {
@@ -179,35 +299,50 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
       : { store: 'memory', redis: 'unavailable' };
   }
 
-  /** The bucket counted in Redis while its circuit is closed; in memory while it is open (Redis away). */
-  private async shared(
-    key: string,
+  private async releaseInRedis(
+    id: string,
+    buckets: readonly CheckBucket[],
+    keys: string[],
+    counted: readonly string[],
+  ): Promise<void> {
+    const flags = buckets.map(({ key }) => (counted.includes(key) ? '1' : '0'));
+    // Sent even while the circuit is open, though not waited for then: a Redis that only stalled
+    // frees the place when it answers again, rather than a hold later.
+    const released = this.evaluate(RELEASE_SCRIPT, keys, [id, String(this.windowMs), ...flags]);
+    if (!this.open && (await Promise.race([released, this.stalled.promise]))) return;
+    // Redis is away: the request counts here meanwhile.
+    for (const { key } of buckets) if (counted.includes(key)) this.memory.hit(key);
+  }
+
+  /**
+   * Runs a script in Redis while its circuit is closed; `undefined` while it is open, or when Redis
+   * fails or stalls on the way (the circuit then opens), and then `unanswered` runs.
+   */
+  private async redisReply(
     script: string,
-    inMemory: () => BucketState,
+    keys: string[],
     args: string[],
-  ): Promise<BucketState> {
-    if (!this.redis || this.open) return inMemory();
-    const stalled = this.stalled.promise;
-    const counted = await Promise.race([this.evaluate(key, script, args), stalled]);
-    return counted ?? inMemory();
+    unanswered?: () => void,
+  ): Promise<Reply | undefined> {
+    if (!this.redis || this.open) return undefined;
+    const reply = await Promise.race([this.evaluate(script, keys, args), this.stalled.promise]);
+    if (!reply) unanswered?.();
+    return reply;
   }
 
   /** Runs a script in Redis; `undefined` when Redis fails or stalls, the circuit then open. */
   private async evaluate(
-    key: string,
     script: string,
+    keys: string[],
     args: string[],
-  ): Promise<BucketState | undefined> {
+  ): Promise<Reply | undefined> {
     this.pending += 1;
     this.watchForStall();
     try {
-      const [count, resetInMs] = (await this.redis!.eval(script, 1, key, ...args)) as [
-        number,
-        number,
-      ];
+      const reply = (await this.redis!.eval(script, keys.length, ...keys, ...args)) as Reply;
       this.answers += 1;
       this.redisAnswered();
-      return { count, resetInMs };
+      return reply;
     } catch (error) {
       this.redisFailed(error as Error);
       return undefined;
