@@ -2,6 +2,7 @@ import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ValidateBy, type ValidationArguments } from 'class-validator';
 import { isDotNetDate } from '../values/dotnet-date';
+import { superLinearCause } from './linear-pattern';
 import { ExactDecimal, NUMERAL, parseDecimal } from '../values/exact-decimal';
 import { INT32_MAX, INT32_MIN } from '../values/int32';
 import { UnreadableValue } from '../values/unreadable-value';
@@ -695,13 +696,23 @@ function patternOf(pattern: string | RegExp, fail: (problem: string) => never): 
           'cannot state: write the rule into the expression itself',
       );
     // Read as the document's pattern is, with Unicode semantics.
-    return new RegExp(pattern.source, pattern.flags.includes('v') ? 'v' : 'u');
+    return linear(new RegExp(pattern.source, pattern.flags.includes('v') ? 'v' : 'u'), fail);
   }
+  let compiled: RegExp;
   try {
-    return new RegExp(pattern, 'u');
+    compiled = new RegExp(pattern, 'u');
   } catch (error) {
     return fail(`the pattern is not a regular expression: ${(error as Error).message}`);
   }
+  return linear(compiled, fail);
+}
+
+/** A pattern tests what clients send: one that could backtrack super-linearly stops the start. */
+function linear(pattern: RegExp, fail: (problem: string) => never): RegExp {
+  const cause = superLinearCause(pattern);
+  if (cause !== undefined)
+    fail(`the pattern ${String(pattern)} can take more than linear time on some text: ${cause}`);
+  return pattern;
 }
 
 /** `…T…` ending in `Z` or an offset; the offset is found from the end, so the test is linear. */

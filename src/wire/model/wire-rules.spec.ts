@@ -548,6 +548,20 @@ describe('a declaration the wire cannot honour', () => {
     ['minLength (5) is above maxLength (2)', TextField({ minLength: 5, maxLength: 2 })],
     ['the pattern /^a$/i carries the flag(s) i', TextField({ pattern: /^a$/i })],
     ['the pattern is not a regular expression', TextField({ pattern: '(' })],
+    // Each tests what clients send: one whose time can grow faster than the text stops the start.
+    [
+      'the pattern /^(a+)+$/u can take more than linear time on some text: a+ can reach itself',
+      TextField({ pattern: '^(a+)+$' }),
+    ],
+    [
+      'the pattern /^\\d*\\d*x$/u can take more than linear time on some text: \\d* and \\d* can trade',
+      // eslint-disable-next-line regexp/no-super-linear-backtracking -- the pattern the start refuses
+      TextField({ pattern: /^\d*\d*x$/ }),
+    ],
+    [
+      'the pattern /\\s+$/u can take more than linear time on some text: \\s+ is tried again at every position',
+      TextField({ pattern: '\\s+$' }),
+    ],
     [
       'earliest is an ISO 8601 date and time with its offset',
       DateField({ earliest: '2020-01-01' }),
