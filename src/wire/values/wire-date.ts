@@ -1,5 +1,4 @@
 import { DateTime, Settings } from 'luxon';
-import { trimmerOf } from '../../common/trim';
 
 // The span both databases store in a DATETIME column.
 const EARLIEST = Date.UTC(1000, 0, 1);
@@ -30,9 +29,9 @@ export function isStorableDate(value: unknown): value is Date {
   return instant >= EARLIEST && instant <= LATEST;
 }
 
-const trimZeros = trimmerOf('0');
+// A millisecond that is not 0 has at most two trailing zeros.
 const fractionOf = (millisecond: number) =>
-  millisecond ? `.${trimZeros(String(millisecond).padStart(3, '0'))}` : '';
+  millisecond ? `.${String(millisecond).padStart(3, '0')}`.replace(/0{1,2}$/, '') : '';
 const two = (value: number) => String(value).padStart(2, '0');
 
 /**
