@@ -14,9 +14,12 @@ import { AppModule } from './app.module';
 import { type AuthenticatedRequest } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
 import { RateLimitGuard } from './auth/rate-limit.guard';
+import { UndeclaredScopeGrantError } from './auth/scope-check';
 import { type Scope } from './auth/scopes';
-import { type AppConfig } from './config/app-config';
+import { type AppConfig, ConfigurationError } from './config/app-config';
 import { applyConnectionLimits } from './connection-limits';
+import { isDatabaseFailure } from './database/database-errors';
+import { SchemaBehindError } from './database/schema-check';
 import { onlyHealthOn } from './health-port';
 import {
   createRootLogger,
@@ -94,6 +97,39 @@ function protect(app: INestApplication, config: AppConfig, paths: string[], scop
       .then(() => authenticator.authorize(request, scope))
       .then(() => next(), next);
   });
+}
+
+/** What a failed start says: its cause, and what fixes it. */
+export interface StartupFailure {
+  readonly message: string;
+  /** The variables to look at; none when the fix is in the code (a route without a scope…). */
+  readonly variables: readonly string[];
+  /** The command that fixes it, when one does. */
+  readonly command?: string;
+}
+
+/**
+ * A failure to build or initialise the application (createApp, then `init`), told as what it is:
+ * each kind names what fixes it, by its error class rather than its wording. A failure whose message
+ * already names its fix in the code (a route without a scope, a wire model's declaration) names no
+ * variable.
+ */
+export function startupFailureOf(error: unknown): StartupFailure {
+  if (error instanceof ConfigurationError)
+    return { message: error.message, variables: error.variables };
+  const because = (variables: readonly string[], command?: string): StartupFailure => ({
+    message:
+      `The service could not start${variables.length > 0 ? ` (${variables.join(', ')})` : ''}: ` +
+      (error instanceof Error ? error.message : String(error)),
+    variables,
+    command,
+  });
+  if (error instanceof SchemaBehindError)
+    return because(['MIGRATIONS_RUN'], 'npm run migration:run');
+  if (error instanceof UndeclaredScopeGrantError) return because([error.variable]);
+  // Unreachable, refused, or a schema changed by hand: the database DATABASE_URL names.
+  if (isDatabaseFailure(error)) return because(['DATABASE_URL']);
+  return because([]);
 }
 
 export interface CreateAppOptions extends Pick<NestApplicationOptions, 'logger'> {

@@ -1,17 +1,18 @@
-// First: tracing, when asked for, must run before the modules it instruments are loaded.
+// First: on another Node.js, a native module would crash the service later without a reason.
+import './node-version';
+// Then tracing, when asked for, must run before the modules it instruments are loaded.
 import { tracing } from './tracing/tracing';
 import { type INestApplication } from '@nestjs/common';
-import { createApp } from './app.factory';
+import { createApp, type StartupFailure, startupFailureOf } from './app.factory';
 import { type AppConfig, ConfigurationError, loadAppConfig } from './config/app-config';
-import { isDatabaseFailure } from './database/database-errors';
 import { installGracefulShutdown } from './graceful-shutdown';
 import { listenForHealth } from './health-port';
 import { createRootLogger, createStartupFailureLogger } from './logging/logging.module';
 import { OPENAPI_PATHS } from './openapi/openapi-document';
 
-/** Says why the service could not start, and which variable to look at, as one line; exits 1. */
-function failToStart(message: string, variables: readonly string[], error?: unknown): never {
-  createStartupFailureLogger().fatal({ variables, err: error }, message);
+/** Says why the service could not start, and what fixes it, as one line; exits 1. */
+function failToStart({ message, variables, command }: StartupFailure, error?: unknown): never {
+  createStartupFailureLogger().fatal({ variables, command, err: error }, message);
   process.exit(1);
 }
 
@@ -20,14 +21,19 @@ function localUrl(port: number, path: string): string {
   return `http://localhost:${port}${path}`;
 }
 
-/** Runs `listen`; when the port cannot be bound, the service stops naming the variable. */
+/**
+ * Runs `listen` on an initialised application, so that binding is all that can fail: when the port
+ * cannot be bound, the service stops naming the variable.
+ */
 async function listening<T>(variable: string, port: number, listen: () => Promise<T>): Promise<T> {
   try {
     return await listen();
   } catch (error) {
     failToStart(
-      `The service could not listen on port ${port} (${variable}): ${error instanceof Error ? error.message : String(error)}`,
-      [variable],
+      {
+        message: `The service could not listen on port ${port} (${variable}): ${error instanceof Error ? error.message : String(error)}`,
+        variables: [variable],
+      },
       error,
     );
   }
@@ -39,20 +45,16 @@ async function bootstrap(): Promise<void> {
     config = loadAppConfig(process.env);
   } catch (error) {
     if (!(error instanceof ConfigurationError)) throw error;
-    failToStart(error.message, error.variables);
+    failToStart(startupFailureOf(error));
   }
   const logger = createRootLogger(config);
   let app: INestApplication | undefined;
   try {
     app = await createApp(config, { rootLogger: logger });
+    // Apart from listening: the modules' start-up checks (the schema, the routes' scopes) run here.
+    await app.init();
   } catch (error) {
-    const variables = isDatabaseFailure(error) ? ['DATABASE_URL'] : [];
-    failToStart(
-      `The service could not start${variables.length > 0 ? ` (${variables.join(', ')})` : ''}: ` +
-        (error instanceof Error ? error.message : String(error)),
-      variables,
-      error,
-    );
+    failToStart(startupFailureOf(error), error);
   }
   await listening('PORT', config.port, () => app.listen(config.port));
   const { healthPort } = config.connections;
@@ -71,12 +73,21 @@ async function bootstrap(): Promise<void> {
   );
   const url = localUrl(config.port, `/${config.apiPrefix}`);
   const swaggerUrl = config.swagger === 'off' ? undefined : localUrl(config.port, OPENAPI_PATHS[0]);
-  const healthUrl = localUrl(healthPort ?? config.port, '/health');
+  const livenessUrl = localUrl(healthPort ?? config.port, '/health/live');
+  const readinessUrl = localUrl(healthPort ?? config.port, '/health/ready');
   logger.info(
-    { port: config.port, database: config.database.kind, url, swaggerUrl, healthPort, healthUrl },
+    {
+      port: config.port,
+      database: config.database.kind,
+      url,
+      swaggerUrl,
+      healthPort,
+      livenessUrl,
+      readinessUrl,
+    },
     `Listening on ${url} (${config.database.kind})` +
       (swaggerUrl ? `; the OpenAPI UI is at ${swaggerUrl}` : '') +
-      (health ? `; the health probes are on their own port, at ${healthUrl}/live and /ready` : ''),
+      `; the health probes are ${health ? 'on their own port, ' : ''}at ${livenessUrl} and ${readinessUrl}`,
   );
 }
 

@@ -210,9 +210,9 @@ describe('a health port outside the connection caps (spawned service, SQLite)', 
     const listening = service.stdout
       .split('\n')
       .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { msg: string; healthUrl?: string })
+      .map((line) => JSON.parse(line) as { msg: string; livenessUrl?: string })
       .find((line) => line.msg.startsWith('Listening'));
-    expect(listening?.healthUrl).toBe(`http://localhost:${healthPort}/health`);
+    expect(listening?.livenessUrl).toBe(`http://localhost:${healthPort}/health/live`);
     expect(listening?.msg).toContain(`http://localhost:${healthPort}/health/live`);
   });
 

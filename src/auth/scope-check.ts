@@ -5,6 +5,36 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { PUBLIC_ROUTE } from './auth.guard';
 import { declaredScopes, REQUIRED_SCOPE } from './scopes';
 
+/** Routes that neither require a scope nor are public: the start stops, naming each. */
+export class RouteWithoutScopeError extends Error {
+  /** @param routes `Controller.method` of each. */
+  constructor(readonly routes: readonly string[]) {
+    super(
+      `Routes without a scope: ${routes.join(', ')}. Declare each route's scope with ` +
+        '@RequiresScope beside its @WireErrors (or @PublicRoute for a probe).',
+    );
+  }
+}
+
+/** A grant in the configuration of a scope no route requires (a misspelling, most likely). */
+export class UndeclaredScopeGrantError extends Error {
+  /**
+   * @param variable The variable that holds the grant: AUTH_API_KEYS or AUTH_JWT_ROLE_SCOPES.
+   * @param holder The API key's name or the role the grant is for.
+   */
+  constructor(
+    readonly variable: string,
+    holder: string,
+    unknown: readonly string[],
+    known: readonly string[],
+  ) {
+    super(
+      `${variable} (${holder}) grants ${unknown.join(', ')}, which no route requires; the scopes ` +
+        `are ${known.join(', ')}.`,
+    );
+  }
+}
+
 /**
  * At start, before the first request: every route requires a scope (RequiresScope) or is public
  * (PublicRoute), so a new module cannot forget one; every scope the configuration grants is one some
@@ -24,29 +54,27 @@ export class ScopeCheck implements OnModuleInit {
 
   onModuleInit(): void {
     const unscoped = this.routesWithoutScope();
-    if (unscoped.length > 0)
-      throw new Error(
-        `Routes without a scope: ${unscoped.join(', ')}. Declare each route's scope with ` +
-          '@RequiresScope beside its @WireErrors (or @PublicRoute for a probe).',
-      );
+    if (unscoped.length > 0) throw new RouteWithoutScopeError(unscoped);
     const { auth } = this.config;
     const grants =
       auth.mode === 'apikey'
-        ? auth.keys.map(({ name, scopes = [] }) => ({ source: `AUTH_API_KEYS (${name})`, scopes }))
+        ? auth.keys.map(({ name, scopes = [] }) => ({
+            variable: 'AUTH_API_KEYS',
+            holder: name,
+            scopes,
+          }))
         : auth.mode === 'jwt'
           ? [...auth.roleScopes].map(([role, scopes]) => ({
-              source: `AUTH_JWT_ROLE_SCOPES (${role})`,
+              variable: 'AUTH_JWT_ROLE_SCOPES',
+              holder: role,
               scopes,
             }))
           : [];
     const known = new Set(declaredScopes().map(({ name }) => name));
-    for (const { source, scopes } of grants) {
+    for (const { variable, holder, scopes } of grants) {
       const unknown = scopes.filter((scope) => !known.has(scope));
       if (unknown.length > 0)
-        throw new Error(
-          `${source} grants ${unknown.join(', ')}, which no route requires; the scopes are ` +
-            `${[...known].join(', ')}.`,
-        );
+        throw new UndeclaredScopeGrantError(variable, holder, unknown, [...known]);
     }
     if (auth.mode !== 'apikey') return;
     const unlimited = auth.keys.filter(({ scopes }) => !scopes).map(({ name }) => name);

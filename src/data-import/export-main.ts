@@ -1,3 +1,5 @@
+// Before anything else: on another Node.js, a native module would crash the command without a reason.
+import '../node-version';
 import { RequirementDto } from '../requirement/dto/requirement.dto';
 import { TransactionDto } from '../transaction/dto/transaction.dto';
 import { WireFormats } from '../wire';

@@ -6,6 +6,9 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 /** The database's schema is not the one this release was built for; the message says how. */
 export class SchemaMismatchError extends Error {}
 
+/** Migrations of this release are not applied yet: running them (or MIGRATIONS_RUN=true) fixes it. */
+export class SchemaBehindError extends SchemaMismatchError {}
+
 /** Statements quoted in a drift report: enough to name the difference, one line still. */
 const QUOTED_STATEMENTS = 3;
 
@@ -44,7 +47,7 @@ export class SchemaCheck implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     if (!this.applies) return;
     const problem = await this.problem();
-    if (problem) throw new SchemaMismatchError(problem);
+    if (problem) throw problem;
   }
 
   /**
@@ -66,7 +69,7 @@ export class SchemaCheck implements OnModuleInit {
 
   /** Checks the schema now. A change of the answer is logged with its details, once. */
   private async check(): Promise<boolean> {
-    const problem = this.applies ? await this.problem() : undefined;
+    const problem = this.applies ? (await this.problem())?.message : undefined;
     if (problem !== this.lastProblem) {
       if (problem) this.logger.error(problem);
       else this.logger.log('The database schema matches this release again.');
@@ -76,23 +79,23 @@ export class SchemaCheck implements OnModuleInit {
   }
 
   /** What is wrong with the schema, for an operator; undefined when nothing is. */
-  private async problem(): Promise<string | undefined> {
+  private async problem(): Promise<SchemaMismatchError | undefined> {
     const pending = await new MigrationExecutor(this.dataSource).getPendingMigrations();
     if (pending.length > 0) {
-      return (
+      return new SchemaBehindError(
         `The database schema is behind this release: ${pending.length} of ` +
-        `${this.dataSource.migrations.length} migrations are pending ` +
-        `(${pending.map((migration) => migration.name).join(', ')}). Run them first ` +
-        '(npm run migration:run), or set MIGRATIONS_RUN=true on one instance.'
+          `${this.dataSource.migrations.length} migrations are pending ` +
+          `(${pending.map((migration) => migration.name).join(', ')}). Run them first ` +
+          '(npm run migration:run), or set MIGRATIONS_RUN=true on one instance.',
       );
     }
     const { upQueries } = await this.dataSource.driver.createSchemaBuilder().log();
     if (upQueries.length === 0) return undefined;
     const quoted = upQueries.slice(0, QUOTED_STATEMENTS).map((statement) => statement.query);
-    return (
+    return new SchemaMismatchError(
       'The database schema differs from what this release expects, although every migration is ' +
-      `applied (${upQueries.length} difference(s); to match, it would run: ${quoted.join('; ')}). ` +
-      'Restore the schema the migrations built; MIGRATIONS_RUN does not change it.'
+        `applied (${upQueries.length} difference(s); to match, it would run: ${quoted.join('; ')}). ` +
+        'Restore the schema the migrations built; MIGRATIONS_RUN does not change it.',
     );
   }
 }
