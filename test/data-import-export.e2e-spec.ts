@@ -81,6 +81,11 @@ describeOnEachDatabase('npm run data:export', (context: SuiteContext) => {
     });
     expect(result.stdout).toContain('Export complete');
     expect(result.stdout).toContain('transactions: 3');
+    // No rate of a run under a second: the time it took, in tenths.
+    expect(result.stdout).toMatch(
+      /\n {2}3 transactions in (?:\d\.\ds|\S+ \(\d+ transactions\/s\))\n/,
+    );
+    expect(result.stdout).not.toMatch(/in 0s|NF/);
 
     const written = JSON.parse(await readFile(files.transactions, 'utf8')) as Json[];
     const served = await Promise.all(

@@ -61,8 +61,8 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
       code: 0,
       stderr: expect.stringContaining(path),
     });
-    expect(result.stdout).toContain(`transactions: ${MANY} created, 0 updated`);
-    expect(result.stdout).toMatch(/3,500 transactions in \S+ \([\d,]+ transactions\/s\)/);
+    expect(result.stdout).toContain('transactions: 3,500 created, 0 updated');
+    expect(result.stdout).toMatch(/3,500 transactions in \S+( \([\d,]+ transactions\/s\))?\n/);
     expect((await transaction(MANY).expect(200)).body).toMatchObject({
       transaction_id: MANY,
       brokername: 'Ramon Dela Cruz',
@@ -166,7 +166,7 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
       await fixture('many.xml', document(ids.map((id) => recordOf(id)))),
     );
     expect(valid.code).toBe(0);
-    expect(valid.stdout).toContain(`transactions: ${MANY} created, 0 updated`);
+    expect(valid.stdout).toContain('transactions: 3,500 created, 0 updated');
     expect((await transaction(10000 + MANY).expect(200)).body).toMatchObject({
       transaction_id: 10000 + MANY,
       brokername: 'New Broker',

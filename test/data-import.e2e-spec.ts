@@ -13,9 +13,9 @@ type Json = Record<string, unknown>;
 const USAGE =
   /usage: npm run data:import -- \[--requirements FILE \[--acquisitions FILE\]\] \[--transactions FILE \[--checklist FILE\]\] \[--quiet\]/;
 
-/** `  requirement types: 3 created, 0 updated` as the summary writes it. */
+/** `  transactions: 40,000 created, 0 updated` as the summary writes it. */
 const summaryLine = (what: string, created: number, updated: number) =>
-  `${what}: ${created} created, ${updated} updated`;
+  `${what}: ${created.toLocaleString('en-US')} created, ${updated.toLocaleString('en-US')} updated`;
 
 describeOnEachDatabase('npm run data:import', (context: SuiteContext) => {
   let directory: string;
@@ -197,6 +197,99 @@ describeOnEachDatabase('npm run data:import', (context: SuiteContext) => {
         'transaction.loanterm: The field loanterm must be between 1 and 100.',
       );
       await transaction(77).expect(404);
+    });
+  });
+
+  describe('names the file, the record and the line and column of what it cannot read', () => {
+    const XML_ROOT =
+      '<ArrayOfTransaction xmlns:i="http://www.w3.org/2001/XMLSchema-instance" ' +
+      'xmlns="http://schemas.datacontract.org/2004/07/PropertySales.Models">';
+
+    it('a JSON record broken in the middle of a file of many lines', async () => {
+      const path = await fixture(
+        'broken-middle.json',
+        [
+          '[',
+          `  ${JSON.stringify(transactionRecord(61))},`,
+          // The '"' in column 25 should follow a ','.
+          '  {"transaction_id": 62 "financetype": "Cash"},',
+          `  ${JSON.stringify(transactionRecord(63))}`,
+          ']',
+        ].join('\n'),
+      );
+      const result = await runImport('--transactions', path);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `${path}, record 2, line 3, column 25: The record is not valid JSON: ',' or '}' was expected.`,
+      );
+      expect(result.stderr).not.toContain('request body');
+      expect(result.stderr).toContain('Nothing was imported.');
+      await transaction(61).expect(404);
+    });
+
+    it('a JSON record broken on a later line of its own', async () => {
+      const path = await fixture(
+        'broken-line.json',
+        `[\n  {\n    "transaction_id": 64,\n    "financetype": "Cash",,\n    "loanterm": 1\n  }\n]`,
+      );
+      const result = await runImport('--transactions', path);
+      expect(result.stderr).toContain(
+        `${path}, record 1, line 4, column 27: The record is not valid JSON: a member name was expected.`,
+      );
+    });
+
+    it('a truncated JSON file: where it ends, and in which record', async () => {
+      const records = [65, 66].map((id) => `  ${JSON.stringify(transactionRecord(id))},`);
+      const path = await fixture(
+        'truncated.json',
+        ['[', ...records, '  {"transaction_id": 67, "finan'].join('\n'),
+      );
+      const result = await runImport('--transactions', path);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `${path}: the file must be a JSON array of Transaction; the array is not closed: ` +
+          'the file ends at line 4, column 32, inside record 3 (from line 4, column 3).',
+      );
+      const ended = await fixture('ended.json', ['[', ...records, ''].join('\n'));
+      expect((await runImport('--transactions', ended)).stderr).toContain(
+        `${ended}: the file must be a JSON array of Transaction; the array is not closed: ` +
+          'the file ends at line 4, column 1, after 2 records.',
+      );
+      await transaction(65).expect(404);
+    });
+
+    it('XML that is not well-formed, and XML that ends too soon', async () => {
+      const record = (id: number) =>
+        `<Transaction><financetype>Cash</financetype><transaction_id>${id}</transaction_id></Transaction>`;
+      const path = await fixture(
+        'not-well-formed.xml',
+        [XML_ROOT, record(68), `<Transaction><financetype>Cash</financetyp></Transaction>`].join(
+          '\n',
+        ),
+      );
+      const result = await runImport('--transactions', path);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${path}, line 3, column `);
+      expect(result.stderr).toContain(': The file is not well-formed XML: ');
+      expect(result.stderr).not.toContain('request body');
+
+      const ended = await fixture('ended.xml', [XML_ROOT, record(68), record(69)].join('\n'));
+      const truncated = await runImport('--transactions', ended);
+      expect(truncated.stderr).toMatch(
+        /, line 3, column \d+: The file is not well-formed XML: .*\(the file ends after 2 records\)\./,
+      );
+      await transaction(68).expect(404);
+    });
+
+    it('a CSV row it cannot parse, by record and line', async () => {
+      const path = await fixture(
+        'unclosed.csv',
+        ['transaction_id,financetype', '70,Cash', '71,"Cash', ''].join('\n'),
+      );
+      const result = await runImport('--transactions', path);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${path}, record 2, line 3: Quote Not Closed`);
+      await transaction(70).expect(404);
     });
   });
 

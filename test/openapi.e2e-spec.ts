@@ -8,7 +8,11 @@ import { version } from '../package.json';
 import { createApp } from '../src/app.factory';
 import { loadAppConfig } from '../src/config/app-config';
 import { ASYNCAPI_PATH } from '../src/openapi/asyncapi-document';
-import { createOpenApiDocument, OPENAPI_PATHS } from '../src/openapi/openapi-document';
+import {
+  createOpenApiDocument,
+  OPENAPI_PATHS,
+  SERVER_DESCRIPTION,
+} from '../src/openapi/openapi-document';
 import Ajv, { type ValidateFunction } from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { AuthenticationError } from '../src/auth/authenticator';
@@ -275,7 +279,11 @@ describe('the OpenAPI document', () => {
         expect.objectContaining({ name: 'If-None-Match', in: 'header' }),
       );
     }
-    expect(document.servers).toEqual([{ url: '.', description: expect.any(String) as unknown }]);
+    // Swagger UI's server drop-down reads `url - description`.
+    expect(document.servers).toEqual([{ url: '.', description: SERVER_DESCRIPTION }]);
+    expect(`. - ${SERVER_DESCRIPTION}`).toBe(
+      '. - this service, at the address this page was loaded from',
+    );
     expect(new Set(document.tags!.map(({ name }) => name))).toEqual(
       new Set(operations.flatMap((operation) => operation.tags as string[])),
     );
@@ -299,8 +307,6 @@ describe('the OpenAPI document', () => {
     const form = new FormReader();
     const dtoOf = (model: WireModel, bound: BoundRecord) =>
       toValidatedDto(model.type, bound, model.parameterName);
-    const read = (model: WireModel, bound: BoundRecord) =>
-      JSON.parse(json.encode(model, dtoOf(model, bound))) as unknown;
     /** A JSON body's records as the XML writer writes them. */
     const asXml = (model: WireModel, body: unknown) =>
       xml.encode(
@@ -318,10 +324,10 @@ describe('the OpenAPI document', () => {
     for (const [path, item] of Object.entries(document.paths)) {
       for (const operation of Object.values(item as Json)) {
         const bodies = [
-          ...(operation.requestBody ? [operation.requestBody] : []),
+          ...(operation.requestBody ? [{ ...operation.requestBody, request: true }] : []),
           ...Object.values(operation.responses as Json),
         ] as Json[];
-        for (const { content } of bodies) {
+        for (const { content, request } of bodies) {
           for (const [mediaType, media] of Object.entries((content ?? {}) as Json)) {
             const examples = media.examples
               ? Object.values(media.examples as Json).map(({ value }: Json) => value as unknown)
@@ -340,6 +346,7 @@ describe('the OpenAPI document', () => {
                 continue;
               }
               // An XML example is the JSON one's record, written in XML, and the XML reader reads it.
+              // A request example names only some members: it is read as the JSON one is.
               const twin = content[mediaType.replace('xml', 'json')].example as unknown;
               const schema = (media.schema.items ?? media.schema) as Json;
               const model = modelOf(schema.$ref as string);
@@ -350,7 +357,14 @@ describe('the OpenAPI document', () => {
                 );
                 continue;
               }
-              expect({ where, example }).toEqual({ where, example: asXml(model, twin) });
+              if (request)
+                expect({ where, read: dtoOf(model, xml.decode(example as string, model)) }).toEqual(
+                  {
+                    where,
+                    read: dtoOf(model, json.decode(JSON.stringify(twin), model)),
+                  },
+                );
+              else expect({ where, example }).toEqual({ where, example: asXml(model, twin) });
               if (media.schema.items) xml.decodeList(example as string, model);
               else xml.decode(example as string, model);
             }
@@ -366,8 +380,8 @@ describe('the OpenAPI document', () => {
               String(value),
             ]),
           ).toString();
-          expect(read(model, form.decode(posted, model))).toEqual(
-            content['application/json'].example,
+          expect(dtoOf(model, form.decode(posted, model))).toEqual(
+            dtoOf(model, json.decode(JSON.stringify(content['application/json'].example), model)),
           );
         }
       }
@@ -516,6 +530,77 @@ describe('the OpenAPI document', () => {
         }
       }
       expect(checked).toBeGreaterThanOrEqual(15);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('gives UpdateAgents examples that, sent unchanged, change only the agent members they name', async () => {
+    const running = await RunningApp.start('sqlite::memory:', { DEMO_DATA: 'true' });
+    try {
+      const content = (document.paths['/api/Transaction/UpdateAgents'].post as Json).requestBody
+        .content as Json;
+      const example = content['application/json'].example as Json;
+      const id = example.transaction_id as number;
+      const read = async () =>
+        (await running.http.get(`/api/Transaction/GetTransaction/${id}`).expect(200)).body as Json;
+      const original = await read();
+      // The id, financetype (required) and the agent members changed, as the issue asked; and the
+      // agents differ from the demo data's, so sending it changes something.
+      const agents = Object.keys(example).filter(
+        (name) => !['transaction_id', 'financetype'].includes(name),
+      );
+      expect(example.financetype).toBe(original.financetype);
+      expect(agents.length).toBeGreaterThan(0);
+      expect(agents.filter((name) => example[name] === original[name])).toEqual([]);
+      const posts: Array<[string, string]> = [
+        ['application/json', JSON.stringify(example)],
+        ['application/xml', content['application/xml'].example as string],
+        [
+          FORM_MEDIA_TYPE,
+          new URLSearchParams(
+            Object.entries(content[FORM_MEDIA_TYPE].example as Json).map(
+              ([key, value]): [string, string] => [key, String(value)],
+            ),
+          ).toString(),
+        ],
+      ];
+      for (const [mediaType, body] of posts) {
+        // Back to the demo data's agents, so that each example changes them again.
+        await running.http
+          .post('/api/Transaction/UpdateAgents')
+          .set('Content-Type', 'application/json')
+          .send(
+            JSON.stringify({
+              ...Object.fromEntries(agents.map((name) => [name, original[name] as unknown])),
+              transaction_id: id,
+              financetype: original.financetype as unknown,
+            }),
+          )
+          .expect(204);
+        const before = await read();
+        await running.http
+          .post('/api/Transaction/UpdateAgents')
+          .set('Content-Type', mediaType)
+          .send(body)
+          .expect(204);
+        const after = await read();
+        const changed = Object.keys(after).filter(
+          (name) => JSON.stringify(after[name]) !== JSON.stringify(before[name]),
+        );
+        expect({ mediaType, changed: changed.sort() }).toEqual({
+          mediaType,
+          changed: [...agents, 'stamp'].sort(),
+        });
+        expect({ mediaType, after }).toEqual({
+          mediaType,
+          after: {
+            ...before,
+            ...Object.fromEntries(agents.map((name) => [name, example[name] as unknown])),
+            stamp: after.stamp as unknown,
+          },
+        });
+      }
     } finally {
       await running.close();
     }

@@ -5,7 +5,7 @@ import { TransactionDto } from '../transaction/dto/transaction.dto';
 import { WireFormats } from '../wire';
 import { createCommandContext, readDataFiles, runDataCommand } from './command-context';
 import { ExportService, type ExportTargets } from './export.service';
-import { peakMemoryLine, ProgressReport, rateLine } from './progress';
+import { count, peakMemoryLine, ProgressReport, rateLine } from './progress';
 import { recordWriter } from './record-writers';
 
 const USAGE =
@@ -58,8 +58,8 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(
       [
         'Export complete:',
-        `  requirement types: ${summary.requirementTypes}`,
-        `  transactions: ${summary.transactions}`,
+        `  requirement types: ${count(summary.requirementTypes)}`,
+        `  transactions: ${count(summary.transactions)}`,
         `  ${rateLine(summary.transactions, 'transactions', Date.now() - started)}`,
         `  ${peakMemoryLine()}`,
       ].join('\n') + '\n',

@@ -1,12 +1,17 @@
 import { Readable } from 'node:stream';
-import { jsonArrayItems, NotAJsonArrayError } from './json-array-items';
+import {
+  type JsonArrayItem,
+  jsonArrayItems,
+  NotAJsonArrayError,
+  positionIn,
+} from './json-array-items';
 
 /** The items of a document handed over in pieces of `size` characters. */
 async function itemsOf(document: string, size = document.length || 1): Promise<string[]> {
   const pieces: string[] = [];
   for (let at = 0; at < document.length; at += size) pieces.push(document.slice(at, at + size));
   const items: string[] = [];
-  for await (const item of jsonArrayItems(Readable.from(pieces))) items.push(item.trim());
+  for await (const item of jsonArrayItems(Readable.from(pieces))) items.push(item.text.trim());
   return items;
 }
 
@@ -30,14 +35,54 @@ describe('jsonArrayItems', () => {
   });
 
   it.each([
-    ['', 'the file is empty'],
-    ['{"a": 1}', 'it does not start with ['],
-    ['[{"a": 1}, {"b": 2}', 'the array is not closed'],
-    ['[{"a": "unterminated}]', 'the array is not closed'],
-    ['[1 }', "unexpected '}'"],
-  ])('refuses %j: %s', async (document, reason) => {
-    await expect(itemsOf(document)).rejects.toThrow(NotAJsonArrayError);
-    await expect(itemsOf(document)).rejects.toThrow(reason);
+    ['', 'the file is empty', undefined],
+    ['\n  {"a": 1}', "it does not start with '['", { line: 2, column: 3 }],
+    [
+      '[{"a": 1},\n {"b": 2},\n',
+      'the array is not closed: the file ends at line 3, column 1, after 2 records',
+      undefined,
+    ],
+    [
+      '[{"a": 1},\n {"b": 2}',
+      'the array is not closed: the file ends at line 2, column 10, inside record 2 (from line 2, column 2)',
+      undefined,
+    ],
+    [
+      '[{"a": 1},\n {"a": "unterminated}]',
+      'the array is not closed: the file ends at line 2, column 23, inside record 2 (from line 2, column 2)',
+      undefined,
+    ],
+    ['[1,\n\n  2 }', "unexpected '}'", { line: 3, column: 5 }],
+  ])('refuses %j: %s', async (document, reason, at) => {
+    const refusal = await itemsOf(document).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(NotAJsonArrayError);
+    const { message, at: where } = refusal as NotAJsonArrayError;
+    expect({ message, at: where }).toEqual({ message: reason, at });
+  });
+
+  it('tells where each item starts in the file, whatever the pieces it arrives in', async () => {
+    const document = '[\r\n  {"a": 1},\r\n  {"b":\n "x\\ny"}, 3, /* a\n comment */ 4\n]';
+    const expected = [
+      { text: '{"a": 1}', line: 2, column: 3 },
+      { text: '{"b":\n "x\\ny"}', line: 3, column: 3 },
+      { text: '3', line: 4, column: 11 },
+      { text: '4', line: 5, column: 13 },
+    ];
+    for (let size = 1; size <= document.length; size++) {
+      const pieces: string[] = [];
+      for (let at = 0; at < document.length; at += size) pieces.push(document.slice(at, at + size));
+      const items: JsonArrayItem[] = [];
+      for await (const item of jsonArrayItems(Readable.from(pieces)))
+        items.push({ ...item, text: item.text.trim() });
+      expect({ size, items }).toEqual({ size, items: expected });
+    }
+  });
+
+  it('finds an offset inside an item in the file', () => {
+    const start = { line: 7, column: 3 };
+    expect(positionIn('{"a":\n  1,\n  x}', 0, start)).toEqual({ line: 7, column: 3 });
+    expect(positionIn('{"a":\n  1,\n  x}', 4, start)).toEqual({ line: 7, column: 7 });
+    expect(positionIn('{"a":\n  1,\n  x}', 13, start)).toEqual({ line: 9, column: 3 });
   });
 
   it('reads an empty array as no items', async () => {

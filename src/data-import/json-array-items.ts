@@ -1,7 +1,36 @@
 import { closingQuote } from '../wire';
+import { records } from './progress';
 
-/** A document that is not a JSON array of records; the message says why. */
-export class NotAJsonArrayError extends Error {}
+/** A place in a file: 1-based line and column (in UTF-16 code units, as an editor counts). */
+export interface FilePosition {
+  readonly line: number;
+  readonly column: number;
+}
+
+/** A document that is not a JSON array of records; the message says why, `at` where. */
+export class NotAJsonArrayError extends Error {
+  constructor(
+    message: string,
+    readonly at?: FilePosition,
+  ) {
+    super(message);
+  }
+}
+
+/** One item of the array: its text, and where it starts in the file. */
+export interface JsonArrayItem extends FilePosition {
+  readonly text: string;
+}
+
+/** Where `offset` of `text` is in the file, `text` starting at `start`. */
+export function positionIn(text: string, offset: number, start: FilePosition): FilePosition {
+  const lastLineFeed = text.lastIndexOf('\n', offset - 1);
+  if (lastLineFeed < 0) return { line: start.line, column: start.column + offset };
+  let lines = 0;
+  for (let at = text.indexOf('\n'); at >= 0 && at < offset; at = text.indexOf('\n', at + 1))
+    lines++;
+  return { line: start.line + lines, column: offset - lastLineFeed };
+}
 
 /** The character codes that decide where an item ends. */
 const Char = {
@@ -38,7 +67,9 @@ const isSpace = (code: number) =>
  * their escapes, comments, and nesting. Empty items (`[1,,2]`) are skipped, as Json.NET skipped them;
  * what follows the array is ignored, as after a request body.
  */
-export async function* jsonArrayItems(pieces: AsyncIterable<string>): AsyncGenerator<string> {
+export async function* jsonArrayItems(
+  pieces: AsyncIterable<string>,
+): AsyncGenerator<JsonArrayItem> {
   let text = '';
   let at = 0;
   // Where the current item began (-1 between items), and the nesting inside it.
@@ -48,7 +79,33 @@ export async function* jsonArrayItems(pieces: AsyncIterable<string>): AsyncGener
   let closed = false;
   let quote: number = 0;
   let comment: '//' | '/*' | undefined;
-  const items: string[] = [];
+  const items: JsonArrayItem[] = [];
+  let itemCount = 0;
+  // The file position of `text` at `counted`, and the first line feed at or after it (Infinity when
+  // `text` has none): found by indexOf as items are met, not character by character in the scan.
+  let counted = 0;
+  let line = 1;
+  let column = 1;
+  let nextLineFeed = -1;
+  const positionAt = (offset: number): FilePosition => {
+    for (;;) {
+      if (nextLineFeed < counted) {
+        const found = text.indexOf('\n', counted);
+        nextLineFeed = found < 0 ? Infinity : found;
+      }
+      if (nextLineFeed >= offset) break;
+      line++;
+      column = 1;
+      counted = nextLineFeed + 1;
+    }
+    column += offset - counted;
+    counted = offset;
+    return { line, column };
+  };
+  const pushItem = (start: number, end: number) => {
+    items.push({ text: text.slice(start, end), ...positionAt(start) });
+    itemCount++;
+  };
 
   /**
    * Scans `text` from `at` as far as it can be read; `ended` when no more text will come. The loop
@@ -94,7 +151,7 @@ export async function* jsonArrayItems(pieces: AsyncIterable<string>): AsyncGener
           index += 2;
           continue;
         }
-        if (start < 0) throw new NotAJsonArrayError(`unexpected '/' at character ${index}`);
+        if (start < 0) throw new NotAJsonArrayError("unexpected '/'", positionAt(index));
         index++;
         continue;
       }
@@ -104,7 +161,8 @@ export async function* jsonArrayItems(pieces: AsyncIterable<string>): AsyncGener
           continue;
         }
         if (!opened) {
-          if (code !== Char.OpenBracket) throw new NotAJsonArrayError('it does not start with [');
+          if (code !== Char.OpenBracket)
+            throw new NotAJsonArrayError("it does not start with '['", positionAt(index));
           opened = true;
           index++;
           continue;
@@ -128,9 +186,9 @@ export async function* jsonArrayItems(pieces: AsyncIterable<string>): AsyncGener
         case Char.CloseBrace:
         case Char.CloseBracket:
           if (nesting === 0 && code === Char.CloseBrace)
-            throw new NotAJsonArrayError(`unexpected '}' at character ${index}`);
+            throw new NotAJsonArrayError("unexpected '}'", positionAt(index));
           if (nesting === 0) {
-            items.push(source.slice(start, index));
+            pushItem(start, index);
             start = -1;
             closed = true;
             break scanning;
@@ -139,7 +197,7 @@ export async function* jsonArrayItems(pieces: AsyncIterable<string>): AsyncGener
           break;
         case Char.Comma:
           if (nesting === 0) {
-            items.push(source.slice(start, index));
+            pushItem(start, index);
             start = -1;
           }
           break;
@@ -154,17 +212,29 @@ export async function* jsonArrayItems(pieces: AsyncIterable<string>): AsyncGener
 
   for await (const piece of pieces) {
     text += piece;
+    if (nextLineFeed === Infinity) nextLineFeed = -1;
     scan(false);
     yield* items.splice(0);
     if (closed) return;
     // Keep only what is still to be read: the open item, or the unscanned rest.
     const keep = itemStart >= 0 ? itemStart : at;
+    positionAt(keep);
     text = text.slice(keep);
     at -= keep;
+    counted -= keep;
+    nextLineFeed -= keep;
     if (itemStart >= 0) itemStart = 0;
   }
   scan(true);
   yield* items.splice(0);
-  if (!closed)
-    throw new NotAJsonArrayError(opened ? 'the array is not closed' : 'the file is empty');
+  if (closed) return;
+  if (!opened) throw new NotAJsonArrayError('the file is empty');
+  const open = itemStart >= 0 ? positionAt(itemStart) : undefined;
+  const end = positionAt(text.length);
+  throw new NotAJsonArrayError(
+    `the array is not closed: the file ends at line ${end.line}, column ${end.column}, ` +
+      (open
+        ? `inside record ${itemCount + 1} (from line ${open.line}, column ${open.column})`
+        : `after ${records(itemCount)}`),
+  );
 }

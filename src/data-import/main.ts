@@ -4,7 +4,7 @@ import { RequirementDto } from '../requirement/dto/requirement.dto';
 import { TransactionDto } from '../transaction/dto/transaction.dto';
 import { createCommandContext, readDataFiles, runDataCommand } from './command-context';
 import { type ImportBatch, ImportService, type ImportSummary } from './import.service';
-import { peakMemoryLine, ProgressReport, rateLine } from './progress';
+import { count, peakMemoryLine, ProgressReport, rateLine } from './progress';
 import { type RecordFile, recordFile } from './record-files';
 
 const USAGE =
@@ -12,8 +12,8 @@ const USAGE =
   '[--transactions FILE [--checklist FILE]] [--quiet]';
 
 function describe(summary: ImportSummary, milliseconds: number): string {
-  const line = (what: string, count: { created: number; updated: number }) =>
-    `  ${what}: ${count.created} created, ${count.updated} updated`;
+  const line = (what: string, counted: { created: number; updated: number }) =>
+    `  ${what}: ${count(counted.created)} created, ${count(counted.updated)} updated`;
   const { created, updated } = summary.transactions;
   return [
     'Import complete:',

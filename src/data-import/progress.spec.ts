@@ -28,8 +28,18 @@ describe('ProgressReport', () => {
     expect(text()).toContain('transactions.json');
     expect(text()).toMatch(/25%/);
     expect(text()).toContain('50,000 records');
-    expect(text()).toContain('5,000/s');
-    expect(text()).toContain('ETA');
+    expect(text()).toContain('5,000/s | about 30s left');
+  });
+
+  it('tells no time left until some of the total is done, never "NFs"', () => {
+    const { stream, text } = output(true);
+    const report = new ProgressReport(stream, false);
+    report.begin('transactions.json', 1000);
+    jest.setSystemTime(10_000);
+    report.update('transactions.json', { records: 0, done: 0, total: 1000 });
+    report.end();
+    expect(text()).toContain('0 records | 0/s');
+    expect(text()).not.toMatch(/ETA|NF|left/);
   });
 
   it('elsewhere, writes one plain line every few seconds', () => {
@@ -64,5 +74,12 @@ describe('ProgressReport', () => {
     expect(rateLine(1_000_000, 'transactions', 192_000)).toBe(
       '1,000,000 transactions in 3m12s (5,208 transactions/s)',
     );
+    expect(rateLine(40_000, 'transactions', 4_321)).toBe(
+      '40,000 transactions in 4.3s (9,257 transactions/s)',
+    );
+  });
+
+  it('gives no rate for a run under a second, and its duration in tenths', () => {
+    expect(rateLine(6, 'transactions', 88)).toBe('6 transactions in 0.1s');
   });
 });

@@ -10,10 +10,16 @@ export interface ProgressMeasure {
 /** A plain line at most this often when stderr is not a terminal (a log, a pipe). */
 const LINE_INTERVAL_MS = 5000;
 
-const count = (value: number) => value.toLocaleString('en-US');
+/** A count as the summaries and messages write it: `40,000`. */
+export const count = (value: number) => value.toLocaleString('en-US');
+
+/** `1 record`, `19,000 records`. */
+export const records = (value: number) => `${count(value)} ${value === 1 ? 'record' : 'records'}`;
 
 function duration(seconds: number): string {
   if (!Number.isFinite(seconds)) return '?';
+  // Under ten seconds a tenth still tells something: a short export is not "0s".
+  if (seconds < 9.95) return `${seconds.toFixed(1)}s`;
   const whole = Math.round(seconds);
   if (whole < 60) return `${whole}s`;
   const minutes = Math.floor(whole / 60);
@@ -48,12 +54,13 @@ export class ProgressReport {
     if (this.stream.isTTY) {
       this.bar = new SingleBar({
         stream: this.stream,
-        format: `${source} [{bar}] {percentage}% | {records} records | {rate}/s | ETA {eta_formatted}`,
+        // The time left is ours ({left}): cli-progress's ETA reads "NFs" until it has a rate.
+        format: `${source} [{bar}] {percentage}% | {records} records | {rate}/s{left}`,
         barsize: 24,
         hideCursor: true,
         etaBuffer: 50,
       });
-      this.bar.start(Math.max(total, 1), 0, { records: '0', rate: '0' });
+      this.bar.start(Math.max(total, 1), 0, { records: '0', rate: '0', left: '' });
     } else this.stream.write(`${source}: started\n`);
   }
 
@@ -61,16 +68,22 @@ export class ProgressReport {
     if (this.quiet || source !== this.source) return;
     const now = Date.now();
     const rate = records / Math.max((now - this.started) / 1000, 0.001);
+    const fraction = total > 0 ? done / total : 0;
+    const left = fraction > 0 ? ((now - this.started) / 1000) * (1 / fraction - 1) : Infinity;
+    // Until some of the total is done, there is no time left to tell.
+    const known = Number.isFinite(left);
     if (this.bar) {
       this.bar.setTotal(Math.max(total, 1));
-      this.bar.update(done, { records: count(records), rate: count(Math.round(rate)) });
+      this.bar.update(done, {
+        records: count(records),
+        rate: count(Math.round(rate)),
+        left: known ? ` | about ${duration(left)} left` : '',
+      });
     } else if (now - this.lastLine >= LINE_INTERVAL_MS) {
       this.lastLine = now;
-      const fraction = total > 0 ? done / total : 0;
-      const left = fraction > 0 ? ((now - this.started) / 1000) * (1 / fraction - 1) : Infinity;
       this.stream.write(
         `${source}: ${count(records)} records, ${Math.floor(fraction * 100)}%, ` +
-          `${count(Math.round(rate))} records/s, about ${duration(left)} left\n`,
+          `${count(Math.round(rate))} records/s${known ? `, about ${duration(left)} left` : ''}\n`,
       );
     }
   }
@@ -83,10 +96,14 @@ export class ProgressReport {
   }
 }
 
-/** `1,000,000 transactions in 3m12s (5,208 transactions/s)`, for the summary. */
+/**
+ * `1,000,000 transactions in 3m12s (5,208 transactions/s)`, for the summary. Under a second a rate
+ * measures start-up more than work: `6 transactions in 0.1s`.
+ */
 export function rateLine(records: number, what: string, milliseconds: number): string {
-  const seconds = Math.max(milliseconds / 1000, 0.001);
-  return `${count(records)} ${what} in ${duration(seconds)} (${count(Math.round(records / seconds))} ${what}/s)`;
+  const seconds = milliseconds / 1000;
+  const took = `${count(records)} ${what} in ${duration(seconds)}`;
+  return seconds < 1 ? took : `${took} (${count(Math.round(records / seconds))} ${what}/s)`;
 }
 
 /** `peak memory: 141 MB`: the process's peak resident set size so far. */

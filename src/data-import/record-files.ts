@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Readable } from 'node:stream';
-import { parse as parseCsv, type Parser as CsvParser } from 'csv-parse';
+import { CsvError, parse as parseCsv, type Parser as CsvParser } from 'csv-parse';
 import {
   type BoundRecord,
   JsonCodec,
@@ -13,7 +13,14 @@ import {
   XmlCollectionReader,
 } from '../wire';
 import { ImportError, recordLabel, validRecord } from './import-records';
-import { jsonArrayItems, NotAJsonArrayError } from './json-array-items';
+import { records } from './progress';
+import {
+  type FilePosition,
+  type JsonArrayItem,
+  jsonArrayItems,
+  NotAJsonArrayError,
+  positionIn,
+} from './json-array-items';
 
 /**
  * An import file read as a stream of validated records: iterating it opens the file anew (an import
@@ -91,6 +98,25 @@ function bindJsonItem(item: string, model: WireModel): BoundRecord[] {
     : JSON_CODEC.bindList([parsed], model);
 }
 
+const at = ({ line, column }: FilePosition) => `line ${line}, column ${column}`;
+
+// The codec speaks of a request body, and of an offset in the text it read.
+const INVALID_JSON = /^The request body is not valid JSON: (.*) at (\d+)\.$/;
+
+/**
+ * The codec's message on one item, said of the record in the file: `transactions.json, record 2001,
+ * line 4003, column 17: The record is not valid JSON: ',' or '}' was expected.`
+ */
+function itemError(path: string, index: number, item: JsonArrayItem, message: string): ImportError {
+  const invalid = INVALID_JSON.exec(message);
+  // The item was read as `[item]`: its offsets are one less.
+  const where = invalid ? positionIn(item.text, Math.max(Number(invalid[2]) - 1, 0), item) : item;
+  const said = invalid
+    ? `The record is not valid JSON: ${invalid[1]}.`
+    : message.replace(/^The request body|^Record \d+/, 'The record');
+  return new ImportError(`${path}, record ${index + 1}, ${at(where)}: ${said}`);
+}
+
 /** A JSON array, item by item, each read by the service's own JSON rules. */
 async function* jsonRecords(
   path: string,
@@ -102,21 +128,25 @@ async function* jsonRecords(
     for await (const item of jsonArrayItems(textOf(bytesOf(path, progress)))) {
       let bound: BoundRecord[];
       try {
-        bound = bindJsonItem(item, model);
+        bound = bindJsonItem(item.text, model);
       } catch (error) {
         if (!(error instanceof MalformedBodyError)) throw error;
-        throw new ImportError(`${path}, record ${index + 1}: ${error.message}`);
+        throw itemError(path, index, item, error.message);
       }
       yield { record: bound[0], index: index++ };
     }
   } catch (error) {
     if (error instanceof NotAJsonArrayError)
       throw new ImportError(
-        `${path}: the document must be a JSON array of ${model.name} (${error.message}).`,
+        `${path}${error.at ? `, ${at(error.at)}` : ''}: the file must be a JSON array of ${model.name}; ${error.message}.`,
       );
     throw error;
   }
 }
+
+// saxes prefixes its messages with the line and the 0-based column after the character it stopped
+// at: that character's own column counted from 1 (0 at a line's start, where nothing was read).
+const NOT_WELL_FORMED = /^The request body is not well-formed XML: (\d+):(\d+): (.*)$/;
 
 /** An `ArrayOf…` document, each record bound by the XML codec's rules as its element closes. */
 async function* xmlRecords(
@@ -126,13 +156,17 @@ async function* xmlRecords(
 ): AsyncGenerator<{ record: BoundRecord; index: number }> {
   const reader = new XmlCollectionReader(model);
   let index = 0;
-  const readable = (error: unknown) => {
+  const readable = (error: unknown, ended = false) => {
     if (!(error instanceof MalformedBodyError)) return error;
     const record = reader.failedRecord;
+    if (record !== undefined) return new ImportError(`${path}, record ${record}: ${error.message}`);
+    const malformed = NOT_WELL_FORMED.exec(error.message);
+    // At the end, every record read so far was yielded: the count is exact.
+    const after = ended ? ` (the file ends after ${records(index)})` : '';
     return new ImportError(
-      record === undefined
-        ? `${path}: ${error.message}`
-        : `${path}, record ${record}: ${error.message}`,
+      malformed
+        ? `${path}, line ${malformed[1]}, column ${Math.max(Number(malformed[2]), 1)}: The file is not well-formed XML: ${malformed[3].replace(/\.$/, '')}${after}.`
+        : `${path}: ${error.message.replace(/^The request body/, 'The file')}`,
     );
   };
   for await (const piece of textOf(bytesOf(path, progress))) {
@@ -147,7 +181,7 @@ async function* xmlRecords(
   try {
     reader.end();
   } catch (error) {
-    throw readable(error);
+    throw readable(error, true);
   }
 }
 
@@ -190,8 +224,17 @@ function readBits(row: Record<string, unknown>, model: WireModel): Record<string
   return row;
 }
 
-const csvError = (path: string, error: unknown) =>
-  error instanceof ImportError ? error : new ImportError(`${path}: ${(error as Error).message}`);
+/** csv-parse's message, which names the line, with the record it was reading. */
+function csvError(path: string, error: unknown): Error {
+  if (error instanceof ImportError) return error;
+  if (error instanceof CsvError) {
+    const { records, lines } = error as CsvError & { records: number; lines: number };
+    return new ImportError(
+      `${path}, record ${records + 1}, line ${lines}: ${error.message.replace(/\.?$/, '.')}`,
+    );
+  }
+  return new ImportError(`${path}: ${(error as Error).message}`);
+}
 
 /**
  * Rows of a CSV file, bound by the JSON reader's rules for strings (numbers, dates and booleans as

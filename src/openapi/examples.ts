@@ -8,21 +8,15 @@ export const REQUIREMENTS_EXAMPLE = demoRequirements.slice(0, 1);
 export const TRANSACTION_EXAMPLE = demoTransactions[0];
 
 /**
- * A whole Transaction naming every member, so that each form field of the example has a value (a form
- * has no null: Swagger UI would post the word).
+ * What UpdateAgents is for: the id, financetype (required of any Transaction) and the agent members
+ * being changed, here transaction 1001's broker. An absent member is kept, so "Try it out" sent
+ * unchanged changes only these.
  */
 export const UPDATE_AGENTS_EXAMPLE = {
-  ...demoTransactions[0],
-  coborrower_id: 502,
-  coborrowername: 'Jose Santos',
+  transaction_id: demoTransactions[0].transaction_id,
+  financetype: demoTransactions[0].financetype,
   brokerid: 12,
   brokername: 'Lourdes Bautista',
-  directorid_recruit: 22,
-  directorname_recruit: 'Carmela Ramos',
-  managerid_recruit: 32,
-  managername_recruit: 'Miguel Aquino',
-  salesagentid_recruit: 42,
-  salesagentname_recruit: 'Bea Mendoza',
 };
 
 export const AGENT_HISTORY_EXAMPLE = [

@@ -252,11 +252,15 @@ export function createOpenApiDocument(
   );
   document.info.license = { name: 'Proprietary: all rights reserved' };
   // Relative to where the document is served: right behind a gateway that serves it under a path.
-  document.servers = [{ url: '.', description: 'The service serving this document.' }];
+  // Swagger UI's drop-down shows `url - description`, so the description says what '.' stands for.
+  document.servers = [{ url: '.', description: SERVER_DESCRIPTION }];
   const legacyError = schemas.LegacyError;
   if (legacyError && !('$ref' in legacyError)) legacyError.xml = { name: 'Error' };
   return canonical(document, OPENAPI_EXAMPLE) as OpenAPIObject;
 }
+
+/** The one server: this service, wherever the page showing the document came from. */
+export const SERVER_DESCRIPTION = 'this service, at the address this page was loaded from';
 
 export const OPENAPI_PATHS = ['/swagger', '/swagger-json', '/swagger-yaml'];
 

@@ -1,8 +1,14 @@
 import { Body, Controller, Get, HttpCode, Module, Post, type Type } from '@nestjs/common';
-import { ApiOperation } from '@nestjs/swagger';
+import {
+  ApiOperation,
+  type RequestBodyObject,
+  type ResponseObject,
+  type SchemaObject,
+} from '@nestjs/swagger';
 import { createApp } from '../../app.factory';
 import { declareScope, RequiresScope } from '../../auth/scopes';
 import { loadAppConfig } from '../../config/app-config';
+import { createOpenApiDocument } from '../../openapi/openapi-document';
 import { DecimalField, IntField, ListField, TextField } from '../model/wire-fields';
 import { WireRecord } from '../model/wire-model';
 import { InvalidExampleError } from './wire-examples';
@@ -76,6 +82,22 @@ class MalformedExampleController {
   }
 }
 
+@RequiresScope(EXAMPLES_USE)
+@Controller('CommissionExample')
+class PartialExampleController {
+  @Post('ApproveCommission')
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'ApproveCommission' })
+  @WireRequestBody(ExampleCommissionDto, 'A commission.', { commission_id: 7, status: 'approved' })
+  @WireResponse(ExampleCommissionDto, {
+    description: 'The commission.',
+    example: { commission_id: 7 },
+  })
+  approve(@Body() commission: ExampleCommissionDto): ExampleCommissionDto {
+    return commission;
+  }
+}
+
 @Module({ controllers: [InvalidRequestExampleController] })
 class InvalidRequestExampleModule {}
 
@@ -84,6 +106,9 @@ class InvalidResponseExampleModule {}
 
 @Module({ controllers: [MalformedExampleController] })
 class MalformedExampleModule {}
+
+@Module({ controllers: [PartialExampleController] })
+class PartialExampleModule {}
 
 /** What the start says when the module's examples are written into the document. */
 async function startWith(module: Type): Promise<string> {
@@ -129,5 +154,37 @@ describe('an OpenAPI example the wire refuses', () => {
     expect(await startWith(MalformedExampleModule)).toMatch(
       /^The example of the request body of POST \/\S*CommissionExample\/Malformed \(Malformed\) is not a valid ExampleCommission: The request body must be a JSON object holding one ExampleCommission\.$/,
     );
+  });
+});
+
+describe('a request example naming some members', () => {
+  it('is written with those members only, in every format: what "Try it out" sends', async () => {
+    const config = loadAppConfig({ DATABASE_URL: 'sqlite::memory:', DEMO_DATA: 'false' });
+    const app = await createApp(config, { logger: false, modules: [PartialExampleModule] });
+    try {
+      const document = createOpenApiDocument(app, config, '1.0.0');
+      const operation = Object.entries(document.paths).find(([path]) =>
+        path.endsWith('/ApproveCommission'),
+      )![1].post!;
+      const content = (operation.requestBody as RequestBodyObject).content;
+      const sent = { commission_id: 7, status: 'approved' };
+      expect(content['application/json'].example).toEqual(sent);
+      expect(content['application/x-www-form-urlencoded'].example).toEqual(sent);
+      expect(content['application/xml'].example).toMatch(
+        /^<ExampleCommission [^>]*><commission_id>7<\/commission_id><status>approved<\/status><\/ExampleCommission>$/,
+      );
+      const form = document.components!.schemas!.ExampleCommissionForm as SchemaObject;
+      expect(Object.keys(form.properties!)).toEqual(['commission_id', 'status']);
+      // A response example shows every member, as the service writes them.
+      const answered = (operation.responses['200'] as ResponseObject).content!['application/json'];
+      expect(answered.example).toEqual({
+        commission_id: 7,
+        rate: null,
+        status: null,
+        splits: null,
+      });
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -10,7 +10,12 @@ import {
 import { FORM_MEDIA_TYPE } from '../codecs/form.codec';
 import { JSON_MEDIA_TYPES, JsonCodec } from '../codecs/json.codec';
 import { XML_MEDIA_TYPES, type XmlCodec } from '../codecs/xml.codec';
-import { declaredWireModels, type WireModel, wireModelOf } from '../model/wire-model';
+import {
+  declaredWireModels,
+  type WireMember,
+  type WireModel,
+  wireModelOf,
+} from '../model/wire-model';
 import { declaredRuleOf } from '../model/wire-fields';
 import { MalformedBodyError, RequestValidationError } from '../model/wire-errors';
 import { toValidatedDto, wireViolations } from '../model/wire-validation';
@@ -117,10 +122,12 @@ function formSchemaOf(
 ): SchemaObject {
   const schemas = document.components!.schemas!;
   const schema = schemas[model.schemaName] as SchemaObject;
+  const whole = wireModelOf(model.type).members;
+  const listName = whole.find((member) => member.kind === 'list')?.name ?? 'list';
   const properties: Record<string, Schema> = {};
   // Each field shows its value in the example, which a form built from the schema starts from:
   // without one, Swagger UI fills a field with a value of its own (a bound, "string"), and a null it
-  // posts as the word. A form example names every member.
+  // posts as the word. So the form lists exactly the fields its example names.
   const field = (name: string, property: Schema) => {
     if (!(name in fields))
       throw new Error(`The form example of ${model.schemaName} has no value for ${name}.`);
@@ -141,8 +148,11 @@ function formSchemaOf(
     type: 'object',
     description:
       `${model.schemaName} as form fields: each member by its name, and each item of a list by ` +
-      `its index and member, \`${model.members.find((member) => member.kind === 'list')?.name ?? 'list'}[0].member\`, ` +
-      '`[1]` for the next item and so on, as ASP.NET model binding reads them.',
+      `its index and member, \`${listName}[0].member\`, ` +
+      '`[1]` for the next item and so on, as ASP.NET model binding reads them.' +
+      (model.members.length < whole.length
+        ? ` The fields are those of the example; any other member of ${model.schemaName} is read as well.`
+        : ''),
     properties,
     ...(schema.required && { required: formRequired(schemas, model, schema.required) }),
   };
@@ -168,6 +178,7 @@ export function writeWireExamples(document: OpenAPIObject, xml: XmlCodec): void 
         content: Record<string, MediaTypeObject>;
         example: unknown;
         where: string;
+        sent: boolean;
       }[] = [];
       const request = operation.requestBody as RequestBodyObject | undefined;
       if (request)
@@ -175,6 +186,7 @@ export function writeWireExamples(document: OpenAPIObject, xml: XmlCodec): void 
           content: request.content,
           example: requestExample,
           where: `request body of ${named}`,
+          sent: true,
         });
       for (const [status, { content }] of Object.entries(operation.responses) as [
         string,
@@ -185,14 +197,29 @@ export function writeWireExamples(document: OpenAPIObject, xml: XmlCodec): void 
             content,
             example: content[JSON_MEDIA_TYPES[0]]?.example,
             where: `${status} response of ${named}`,
+            sent: false,
           });
-      for (const { content, example, where } of bodies) {
+      for (const { content, example, where, sent } of bodies) {
         const body = wireBodyOf(content[JSON_MEDIA_TYPES[0]]?.schema);
         if (body && example !== undefined)
-          writeExamples(document, content, body, example, { json, xml }, where);
+          writeExamples(document, content, body, example, { json, xml }, where, sent);
       }
     }
   }
+}
+
+/**
+ * The model as a request example shows it: only the members the example names. A request example is
+ * what "Try it out" sends, and an absent member can mean other than a null one (UpdateAgents keeps an
+ * absent agent and clears a null one). A response example shows every member, as the service writes.
+ */
+function namedMembersOf(model: WireModel, example: object): WireModel {
+  const named = (member: WireMember) => member.name in example;
+  return {
+    ...model,
+    members: model.members.filter(named),
+    xmlMembers: model.xmlMembers.filter(named),
+  };
 }
 
 /** One body's example, in each of its media types. */
@@ -203,22 +230,24 @@ function writeExamples(
   example: unknown,
   { json, xml }: { json: JsonCodec; xml: XmlCodec },
   where: string,
+  sent: boolean,
 ): void {
   const read = list
     ? (example as object[]).map((record, index) =>
         asRead(json, model, record, `${where}[${index}]`),
       )
     : asRead(json, model, example as object, where);
-  const written = JSON.parse(json.encode(model, read)) as Record<string, unknown>;
+  const shown = sent && !list ? namedMembersOf(model, example as object) : model;
+  const written = JSON.parse(json.encode(shown, read)) as Record<string, unknown>;
   for (const mediaType of JSON_MEDIA_TYPES)
     if (content[mediaType]) content[mediaType] = { ...content[mediaType], example: written };
   for (const mediaType of XML_MEDIA_TYPES)
     if (content[mediaType])
-      content[mediaType] = { ...content[mediaType], example: xml.encode(model, read) };
+      content[mediaType] = { ...content[mediaType], example: xml.encode(shown, read) };
   if (content[FORM_MEDIA_TYPE] && !list) {
     const formSchemaName = `${model.schemaName}Form`;
-    const fields = formFields(model, written);
-    document.components!.schemas![formSchemaName] = formSchemaOf(document, model, fields);
+    const fields = formFields(shown, written);
+    document.components!.schemas![formSchemaName] = formSchemaOf(document, shown, fields);
     content[FORM_MEDIA_TYPE] = {
       schema: { $ref: `#/components/schemas/${formSchemaName}` },
       example: fields,
