@@ -391,7 +391,7 @@ async function main(): Promise<void> {
     `\nThe ${names.pascal} module is written and registered. Next:\n` +
       `- read both Add${names.pascal} migrations: they are the table as the entity declares it;\n` +
       `- add ${names.pluralKebab}:read (Get${names.pascal}) and ${names.pluralKebab}:write ` +
-      `(Create${names.pascal}) to the operations table of README.md, Authorization, and tell the ` +
+      `(Create${names.pascal}) to the operations table of docs/security.md, Authorization, and tell the ` +
       'operators which API keys (AUTH_API_KEYS) or identity-provider scopes should carry them;\n' +
       `- run its suite: npm run test:e2e -- test/${names.kebab}.e2e-spec.ts\n`,
   );

@@ -1,6 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { tracingRequested } from '../tracing/tracing';
 import { ConfigurationError, DEFAULT_AUTH_FAILURE_LIMIT, loadAppConfig } from './app-config';
+import { CONFIGURATION_VARIABLES, withConfigurationTable } from './configuration-variables';
 
 /** The ConfigurationError a bad environment raises; fails the test when none is raised. */
 /** AUTH_MODE is given unless a test names it: only its own variable should be at fault. */
@@ -758,5 +761,76 @@ describe('loadAppConfig', () => {
       });
       expect(error.problems).toEqual([expect.stringContaining('HTTP_REQUEST_TIMEOUT_MS')]);
     });
+  });
+});
+
+describe('the declared configuration variables', () => {
+  type Environment = Record<string, string | undefined>;
+
+  /** What the service makes of an environment: its configuration, or the problems it names. */
+  function outcomeOf(env: Environment, serving = true): unknown {
+    try {
+      return { config: loadAppConfig(env, { serving }), tracing: tracingRequested(env) };
+    } catch (error) {
+      if (error instanceof ConfigurationError) return error.problems;
+      throw error;
+    }
+  }
+
+  /** The variable names read from an environment, whatever the reader does with them. */
+  function namesReadFrom(env: Environment, serving = true): Set<string> {
+    const read = new Set<string>();
+    const recording = new Proxy(env, {
+      get(target, name) {
+        if (typeof name === 'string') read.add(name);
+        return Reflect.get(target, name) as unknown;
+      },
+    });
+    outcomeOf(recording, serving);
+    return read;
+  }
+
+  // Each way the code reads its configuration: the service and the commands, on each database and
+  // in each authentication mode, so that every branch reads what it reads.
+  const mysql = 'mysql://user:password@127.0.0.1:3306/sales';
+  const paths: Record<string, [Environment, boolean]> = {
+    'the service on SQLite': [{}, true],
+    'a command on SQLite': [{}, false],
+    'the service on MySQL with API keys': [{ DATABASE_URL: mysql, AUTH_MODE: 'apikey' }, true],
+    'the service on MySQL with JWTs': [{ DATABASE_URL: mysql, AUTH_MODE: 'jwt' }, true],
+    'a command on MySQL': [{ DATABASE_URL: mysql }, false],
+  };
+  const read = new Set(
+    Object.values(paths).flatMap(([env, serving]) => [...namesReadFrom(env, serving)]),
+  );
+  const declared = new Set(CONFIGURATION_VARIABLES.flatMap((variable) => variable.names));
+
+  it('declares every variable the configuration reads', () => {
+    expect([...read].filter((name) => !declared.has(name))).toEqual([]);
+  });
+
+  it('declares no variable that no configuration path reads', () => {
+    expect([...declared].filter((name) => !read.has(name))).toEqual([]);
+  });
+
+  // A default written as one value (`5000`, or `86400000` (a day)) must be what the code takes.
+  const plainDefaults = CONFIGURATION_VARIABLES.flatMap((variable) => {
+    const value = /^`([^`]*)`(?: \([^)]*\))?$/.exec(variable.default)?.[1];
+    return variable.names.length === 1 && value !== undefined
+      ? [[variable.names[0], value] as const]
+      : [];
+  });
+
+  it.each(plainDefaults)('declares the default the code takes for %s (%s)', (name, value) => {
+    // On SQLite and on MySQL, since some variables are read on one of them only.
+    const bases: Environment[] = [{}, { DATABASE_URL: mysql, AUTH_MODE: 'none' }];
+    for (const base of bases.filter((env) => !(name in env))) {
+      expect(outcomeOf({ ...base, [name]: value })).toEqual(outcomeOf(base));
+    }
+  });
+
+  it('is the table of docs/configuration.md, as npm run docs:config writes it', () => {
+    const page = readFileSync(join(__dirname, '..', '..', 'docs', 'configuration.md'), 'utf8');
+    expect(page).toBe(withConfigurationTable(page));
   });
 });
