@@ -1,9 +1,11 @@
+import { type OnModuleDestroy } from '@nestjs/common';
 import { type Request, type RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { declareScope } from '../auth/scopes';
 import { type UnitOfWork } from '../database/unit-of-work';
 import { routeTemplate } from '../logging/route-template';
 import { type RepresentationCache } from '../wire';
+import { EventLoopStalls } from './event-loop-stalls';
 
 /** The path Prometheus scrapes. */
 export const METRICS_PATH = '/metrics';
@@ -37,10 +39,12 @@ interface RequestSeries {
 /**
  * The service's Prometheus metrics, in a registry of its own (one per application, so tests can run
  * several): requests by route and status with their durations, database connections by state,
- * lookups of the cached representations (GetRequirements), and Node.js's process metrics.
+ * lookups of the cached representations (GetRequirements), the longest hold of the event loop, and
+ * Node.js's process metrics.
  */
-export class ServiceMetrics {
+export class ServiceMetrics implements OnModuleDestroy {
   readonly registry = new Registry();
+  private readonly stalls = new EventLoopStalls();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly durations: Histogram<'method' | 'route' | 'status'>;
   private readonly series = new Map<string, RequestSeries>();
@@ -125,6 +129,15 @@ export class ServiceMetrics {
         this.set(Number(unitOfWork.replicas()?.reads === 'primary'));
       },
     });
+    const { stalls } = this;
+    new Gauge({
+      name: 'event_loop_stall_max_seconds',
+      help: 'The longest the event loop was held since the previous scrape (how late a 20 ms timer fired): every request waited that long.',
+      registers,
+      collect() {
+        this.set(stalls.takeLongestSeconds());
+      },
+    });
     new Counter({
       name: 'representation_cache_lookups_total',
       help: 'Responses of a cached body (requirements: GetRequirements), served from the cache (hit) or encoded again (miss).',
@@ -138,6 +151,10 @@ export class ServiceMetrics {
         }
       },
     });
+  }
+
+  onModuleDestroy(): void {
+    this.stalls.stop();
   }
 
   /** Counts and times every request, once its response has finished or its connection closed. */
