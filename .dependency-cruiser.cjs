@@ -1,7 +1,8 @@
 /**
  * The plan of the code, checked by `npm run lint`: no import cycles between files or folders, the
- * wire layer reached only through its index, the shared folders importing no feature module, and the
- * consumer examples importing nothing of the service.
+ * wire layer reached only through its index, the shared folders importing no feature module, each
+ * feature module reached only through its door (its index.ts), and the consumer examples importing
+ * nothing of the service.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -38,6 +39,27 @@ module.exports = {
       to: {
         path: '^src/[^/]+/',
         pathNot: '^src/(common|config|database|logging|auth|health|metrics|wire|events|tracing)/',
+      },
+    },
+    {
+      name: 'modules-through-their-door',
+      comment:
+        'Outside a feature module (a folder of src/ that is not a shared one), it is imported from its ' +
+        'index.ts only; inside, its files import each other directly. Tests and benchmarks may reach ' +
+        'inside: they test and measure the modules.',
+      severity: 'error',
+      // $1: the importing folder (or top-level file), whose own files are not behind a door to it.
+      from: { path: '^src/([^/]+)' },
+      to: {
+        // Any folder not named as shared, so that a new module is covered without being listed here.
+        path: '^src/[^/]+/',
+        pathNot: [
+          '^src/$1/',
+          '^src/[^/]+/index\\.ts$',
+          '^src/(common|config|database|logging|auth|health|metrics|wire|events|event-relay|openapi|tracing)/',
+          // The demo records: data the OpenAPI examples show, not the module's code.
+          '^src/data-import/demo/[^/]+\\.json$',
+        ],
       },
     },
     {

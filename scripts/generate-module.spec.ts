@@ -49,7 +49,7 @@ describe('generate:module', () => {
 
   const APP_MODULE = `import { Module } from '@nestjs/common';
 import { AuthModule } from './auth/auth.module';
-import { DataImportModule } from './data-import/data-import.module';
+import { DataImportModule } from './data-import';
 
 export class AppModule {
   static forRoot(modules = []) {
@@ -69,8 +69,8 @@ export class AppModule {
     const registered = registerModule(APP_MODULE, moduleNames('Commission'));
     expect(registered).toContain(
       "import { AuthModule } from './auth/auth.module';\n" +
-        "import { CommissionModule } from './commission/commission.module';\n" +
-        "import { DataImportModule } from './data-import/data-import.module';\n",
+        "import { CommissionModule } from './commission';\n" +
+        "import { DataImportModule } from './data-import';\n",
     );
     expect(registered).toContain('DataImportModule,\n        CommissionModule, ...modules,');
     expect(registered).toContain('providers: [DemoDataLoader]');
@@ -83,7 +83,7 @@ export class AppModule {
       moduleNames('Commission'),
     );
     expect(entities).toBe(
-      "import { COMMISSION_ENTITIES } from './commission/entities';\n" +
+      "import { COMMISSION_ENTITIES } from './commission';\n" +
         "import { EVENT_ENTITIES } from './events/entities';\n\n" +
         'export const APP_ENTITIES = [...EVENT_ENTITIES, ...COMMISSION_ENTITIES];\n',
     );

@@ -134,18 +134,14 @@ export function addToArray(
 
 /** src/app.module.ts with the module among the application's imports, before the tests' own. */
 export function registerModule(source: string, names: ModuleNames): string {
-  const withImport = addImport(
-    source,
-    `${names.pascal}Module`,
-    `./${names.kebab}/${names.kebab}.module`,
-  );
+  const withImport = addImport(source, `${names.pascal}Module`, `./${names.kebab}`);
   return addToArray(withImport, 'imports: [', `${names.pascal}Module`, '...modules');
 }
 
 /** src/app.entities.ts with the module's tables. */
 export function registerEntities(source: string, names: ModuleNames): string {
   const list = `${names.constant}_ENTITIES`;
-  const withImport = addImport(source, list, `./${names.kebab}/entities`);
+  const withImport = addImport(source, list, `./${names.kebab}`);
   return addToArray(withImport, 'export const APP_ENTITIES = [', `...${list}`);
 }
 

@@ -1,6 +1,6 @@
 import { EVENT_ENTITIES } from './events/entities';
-import { REQUIREMENT_ENTITIES } from './requirement/entities';
-import { TRANSACTION_ENTITIES } from './transaction/entities';
+import { REQUIREMENT_ENTITIES } from './requirement';
+import { TRANSACTION_ENTITIES } from './transaction';
 
 /**
  * Every module's tables, for what runs outside the Nest application: the TypeORM CLI (ormconfig.ts)

@@ -3,16 +3,15 @@ import { type Logger } from 'pino';
 import { type AppConfig } from './config/app-config';
 import { AuthModule } from './auth/auth.module';
 import { AppConfigModule } from './config/app-config.module';
-import { DataImportModule } from './data-import/data-import.module';
-import { DemoDataLoader } from './data-import/demo-data.loader';
+import { DataImportModule, DemoDataLoader } from './data-import';
 import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './event-relay/events.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
-import { RequirementModule } from './requirement/requirement.module';
+import { RequirementModule } from './requirement';
 import { TracingModule } from './tracing/tracing.module';
-import { TransactionModule } from './transaction/transaction.module';
+import { TransactionModule } from './transaction';
 import { WireModule } from './wire';
 
 @Module({})

@@ -103,6 +103,20 @@ export const ${names.constant}_ENTITIES = [${names.pascal}Entity];
 `;
 }
 
+/** The module's door: what another module may import of it (the rule modules-through-their-door). */
+function door(names: ModuleNames): string {
+  return `/** The ${names.words} module's door: all that another module may use of it. */
+export { ${names.pascal}Module } from './${names.kebab}.module';
+
+// The event it publishes, and the record it and the routes carry.
+export { ${names.constant}_CREATED } from './${names.kebab}.events';
+export { ${names.pascal}Dto } from './dto/${names.kebab}.dto';
+
+// Its tables, for the data source (src/app.entities.ts).
+export { ${names.constant}_ENTITIES } from './entities';
+`;
+}
+
 function errors(names: ModuleNames): string {
   const { id } = members(names);
   return `import { DomainError } from '../common/domain-error';
@@ -274,7 +288,7 @@ function e2eSuite(names: ModuleNames): string {
   const { id, example } = members(names);
   const { pascal, pluralKebab } = names;
   const base = `/api/${pascal}`;
-  return `import { ${pascal}Dto } from '../src/${names.kebab}/dto/${names.kebab}.dto';
+  return `import { ${pascal}Dto } from '../src/${names.kebab}';
 import { wireModelOf } from '../src/wire';
 import { apiKeyEntry } from './support/auth-credentials';
 import { encodeForm, encodeXml } from './support/client-encoding';
@@ -383,6 +397,7 @@ function capitalized(text: string): string {
 export function moduleFiles(names: ModuleNames): GeneratedFile[] {
   const folder = `src/${names.kebab}`;
   return [
+    { path: `${folder}/index.ts`, text: door(names) },
     { path: `${folder}/${names.kebab}.module.ts`, text: moduleClass(names) },
     { path: `${folder}/${names.kebab}.controller.ts`, text: controller(names) },
     { path: `${folder}/${names.kebab}.service.ts`, text: service(names) },

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { REQUIREMENT_ENTITIES } from '../requirement/entities';
-import { TRANSACTION_ENTITIES } from '../transaction/entities';
+import { REQUIREMENT_ENTITIES } from '../requirement';
+import { TRANSACTION_ENTITIES } from '../transaction';
 import { ExportService } from './export.service';
 import { ImportService } from './import.service';
 

@@ -2,10 +2,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { UnitOfWork } from '../database/unit-of-work';
-import { RequirementDto } from '../requirement/dto/requirement.dto';
-import { RequirementTypeEntity } from '../requirement/entities/requirement-type.entity';
-import { TransactionDto } from '../transaction/dto/transaction.dto';
-import { TransactionEntity } from '../transaction/entities/transaction.entity';
+import { RequirementDto, RequirementTypeEntity } from '../requirement';
+import { TransactionDto, TransactionEntity } from '../transaction';
 import { ImportService } from './import.service';
 import { recordFile } from './record-files';
 

@@ -1,7 +1,7 @@
 // Before anything else: on another Node.js, a native module would crash the command without a reason.
 import '../node-version';
-import { RequirementDto } from '../requirement/dto/requirement.dto';
-import { TransactionDto } from '../transaction/dto/transaction.dto';
+import { RequirementDto } from '../requirement';
+import { TransactionDto } from '../transaction';
 import { WireFormats } from '../wire';
 import { createCommandContext, readDataFiles, runDataCommand } from './command-context';
 import { ExportService, type ExportTargets } from './export.service';

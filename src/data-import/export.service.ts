@@ -1,12 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In, MoreThan } from 'typeorm';
-import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
-import { RequirementDto } from '../requirement/dto/requirement.dto';
-import { RequirementTypeEntity } from '../requirement/entities/requirement-type.entity';
-import { TransactionDto } from '../transaction/dto/transaction.dto';
-import { TransactionRequirementEntity } from '../transaction/entities/transaction-requirement.entity';
-import { TransactionEntity } from '../transaction/entities/transaction.entity';
+import { RequirementAcquisitionDto, RequirementDto, RequirementTypeEntity } from '../requirement';
+import { TransactionDto, TransactionRequirementEntity, TransactionEntity } from '../transaction';
 import { pickWireScalars } from '../wire';
 import { type RecordWriter } from './record-writers';
 

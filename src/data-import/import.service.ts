@@ -3,23 +3,23 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type FindOptionsSelect, In } from 'typeorm';
 import { UnitOfWork } from '../database/unit-of-work';
-import { RequirementAcquisitionDto } from '../requirement/dto/requirement-acquisition.dto';
-import { RequirementDto } from '../requirement/dto/requirement.dto';
 import {
+  RequirementAcquisitionDto,
+  RequirementDto,
   CATALOGUE_VERSION_ROW,
   CatalogueVersionEntity,
-} from '../requirement/entities/catalogue-version.entity';
-import { RequirementAcquisitionEntity } from '../requirement/entities/requirement-acquisition.entity';
-import { RequirementTypeEntity } from '../requirement/entities/requirement-type.entity';
+  RequirementAcquisitionEntity,
+  RequirementTypeEntity,
+} from '../requirement';
 import {
   AGENT_CHAIN_FIELDS,
   type AgentChainValue,
   type AgentChange,
-} from '../transaction/agent-chain';
-import { TransactionDto } from '../transaction/dto/transaction.dto';
-import { AgentAssignmentEntity } from '../transaction/entities/agent-assignment.entity';
-import { TransactionRequirementEntity } from '../transaction/entities/transaction-requirement.entity';
-import { TransactionEntity } from '../transaction/entities/transaction.entity';
+  TransactionDto,
+  AgentAssignmentEntity,
+  TransactionRequirementEntity,
+  TransactionEntity,
+} from '../transaction';
 import { pickWireScalars } from '../wire';
 import { IdPositions } from './id-positions';
 import { ImportError, recordLabel } from './import-records';

@@ -2,11 +2,14 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { TRANSACTION_ENTITIES } from './entities';
 import { TransactionController } from './transaction.controller';
+import { TransactionQueries } from './transaction.queries';
 import { TransactionService } from './transaction.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature(TRANSACTION_ENTITIES)],
   controllers: [TransactionController],
-  providers: [TransactionService],
+  providers: [TransactionService, TransactionQueries],
+  // What other modules may ask of a transaction; they import this module to inject it.
+  exports: [TransactionQueries],
 })
 export class TransactionModule {}

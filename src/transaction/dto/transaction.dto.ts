@@ -1,4 +1,4 @@
-import { RequirementAcquisitionDto } from '../../requirement/dto/requirement-acquisition.dto';
+import { RequirementAcquisitionDto } from '../../requirement';
 import {
   BooleanField,
   DateField,
@@ -15,7 +15,7 @@ const MONEY = { min: 1, max: 100000000 };
  * The text UpdateAgents stores, held to its column (CONTRACT §6). Other text is unbounded on the wire,
  * as the legacy's was; the import holds all of it to its columns by its own rule.
  */
-const STORED = { maxLength: STORED_TEXT_LENGTH };
+export const STORED = { maxLength: STORED_TEXT_LENGTH };
 
 /** A property sales transaction (seed 2.1), members in the seed's order. */
 @WireRecord({ name: 'Transaction' })

@@ -1,5 +1,5 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { RequirementAcquisitionEntity } from '../../requirement/entities/requirement-acquisition.entity';
+import { RequirementAcquisitionEntity } from '../../requirement';
 import { TransactionEntity } from './transaction.entity';
 
 /** One item of a transaction's checklist: a catalogue record, and whether its document was submitted. */
