@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CloudEvent } from 'cloudevents';
-import { EventCollector, TEST_BROKER_URL, uniqueExchange } from './support/event-collector';
+import {
+  EventCollector,
+  expectAgentChainAsRead,
+  TEST_BROKER_URL,
+  uniqueExchange,
+} from './support/event-collector';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { childEnvironment, REPO_ROOT } from './support/processes';
 import { RunningApp } from './support/test-app';
@@ -126,11 +131,25 @@ for (const kind of testDatabaseKinds()) {
     /** Every event either run of the example printed. */
     const printed: PrintedEvent[] = [];
 
-    const update = (body: object) =>
-      running.http
+    /** GetTransaction's answer after each change the suite made, by its ETag. */
+    const readAfter = new Map<string, Record<string, unknown>>();
+    /** Makes a change, and reads the transaction as it stands after it. */
+    const update = async (body: { transaction_id: number; [member: string]: unknown }) => {
+      await running.http
         .post(UPDATE)
         .send({ financetype: 'Cash', ...body })
         .expect(204);
+      const read = await running.http
+        .get(`/api/Transaction/GetTransaction/${body.transaction_id}`)
+        .expect(200);
+      readAfter.set(read.headers.etag, read.body as Record<string, unknown>);
+    };
+    /** Each AgentsChanged carries the chain GetTransaction answered after its change: no read-back. */
+    const expectChainsAsRead = (events: readonly PrintedEvent[]) => {
+      for (const { type, data } of events)
+        if (type === AGENTS_CHANGED)
+          expectAgentChainAsRead(data, readAfter.get(data.etag as string) ?? {});
+    };
     /** Publishes `event` to the exchange as the relay does: the same body, the same message id. */
     const publishAgain = async (event: PrintedEvent) => {
       const publisher = broker.connection.createPublisher({ confirm: true });
@@ -216,6 +235,7 @@ for (const kind of testDatabaseKinds()) {
           { field: 'salesagentname', before: 'Angela Cruz', after: 'Ben Cruz' },
         ],
       });
+      expectChainsAsRead(events);
       // The AMQP message id of every message was its event's id.
       expect(consumer.log).not.toContain('carries event');
       expect(consumer.log).not.toContain('Rejected');
@@ -237,6 +257,7 @@ for (const kind of testDatabaseKinds()) {
       expect(events).toHaveLength(6);
       expect(events.filter((event) => event.id === duplicate.id)).toHaveLength(1);
       expect(rowVersions(events, '2')).toEqual([2, 3]);
+      expectChainsAsRead(events);
     });
 
     it('finds what was committed while it was stopped waiting in its queue, each event once', async () => {
@@ -273,6 +294,7 @@ for (const kind of testDatabaseKinds()) {
       expect(events).toHaveLength(2);
       expect(rowVersions(events, '1')).toEqual([5]);
       expect(rowVersions(events, '2')).toEqual([4]);
+      expectChainsAsRead(events);
       const ids = [...printed, ...events].map((event) => event.id);
       expect(new Set(ids).size).toBe(ids.length);
       expect((await broker.connection.queueDeclare({ queue, passive: true })).messageCount).toBe(0);

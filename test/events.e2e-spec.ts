@@ -5,6 +5,7 @@ import {
   type HandlerCall,
   handlerCalls,
 } from './support/event-handlers.module';
+import { expectAgentChainAsRead } from './support/event-collector';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +108,7 @@ for (const kind of testDatabaseKinds()) {
         ],
       });
       expect((audit.event.data as { stamp: Date }).stamp).toEqual(new Date(history.stamp));
+      expectAgentChainAsRead(audit.event.data, read.body as Record<string, unknown>);
       await eventually(
         () => callsOf('FlakyNotifier', '2'),
         (calls) => calls.length > 0,
@@ -150,6 +152,7 @@ for (const kind of testDatabaseKinds()) {
       await update({ transaction_id: 4, brokerid: 11 }).expect(204);
       // A change after them: once it is handled, anything before it would have been too.
       await update({ transaction_id: 4, directorid: 5 }).expect(204);
+      const read = await app.http.get('/api/Transaction/GetTransaction/4').expect(200);
       await eventually(
         () => callsOf('AuditTrail'),
         (calls) => calls.length > 0,
@@ -161,6 +164,10 @@ for (const kind of testDatabaseKinds()) {
           changes: [{ field: 'directorid', before: 21, after: 5 }],
         }),
       ]);
+      expectAgentChainAsRead(
+        callsOf('AuditTrail')[0].event.data,
+        read.body as Record<string, unknown>,
+      );
     });
 
     it('tells of an import run in one event, with its counts and id ranges', async () => {

@@ -124,10 +124,13 @@ export class TransactionService {
       }
       if (row.locked) throw new TransactionLockedError(update.transactionId);
       const changes: AgentChange[] = [];
+      // The chain as it stands after the change, which the event carries whole.
+      const chain: Partial<Record<AgentChainField, AgentChainValue>> = {};
       for (const field of AGENT_CHAIN_FIELDS) {
         const after = update.values[field];
         if (after !== undefined && after !== row[field])
           changes.push({ field, before: row[field], after });
+        chain[field] = after === undefined ? row[field] : after;
       }
       if (changes.length === 0) return;
       const stamp = new Date();
@@ -156,6 +159,7 @@ export class TransactionService {
               row_version: version,
               etag: etagOf(update.transactionId, version),
               changes,
+              ...chain,
             },
           },
         ],

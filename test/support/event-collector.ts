@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AsyncMessage, Connection, type Consumer } from 'rabbitmq-client';
+import { AGENT_CHAIN_FIELDS } from '../../src/transaction/agent-chain';
 
 /**
  * The RabbitMQ the event suites publish to and read from: TEST_BROKER_URL, or the local one. A run
@@ -23,6 +24,16 @@ export interface PublishedEvent {
   readonly type: string;
   readonly subject?: string;
   readonly data?: Record<string, unknown>;
+}
+
+/**
+ * Checks that an AgentsChanged event's data carries the whole agent chain as GetTransaction answered
+ * it after the change: each of the fourteen members present, with the same value.
+ */
+export function expectAgentChainAsRead(data: unknown, transaction: Record<string, unknown>): void {
+  const chain = Object.fromEntries(AGENT_CHAIN_FIELDS.map((field) => [field, transaction[field]]));
+  expect(Object.values(chain)).not.toContain(undefined);
+  expect(data).toMatchObject(chain);
 }
 
 /** One message the exchange routed to the collector's queue. */
