@@ -1,5 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CompactSign } from 'jose';
@@ -16,7 +14,7 @@ import {
 } from './support/auth-credentials';
 import { CATALOGUE, textOfLength, transactionRecord } from './support/fixtures';
 import { expectProblem, type HttpResult, rawRequest } from './support/http-assertions';
-import { ServiceProcess } from './support/processes';
+import { ServiceProcess, TemporaryDirectories } from './support/processes';
 import {
   describeOnEachDatabase,
   describeOnSqlite,
@@ -122,19 +120,13 @@ function useSqliteApp(env: () => Environment | Promise<Environment>) {
 // ---------------------------------------------------------------------------------------------
 // Spawned services: start-up and the request log
 
-const directories: string[] = [];
+const directories = new TemporaryDirectories('auth');
 const services: ServiceProcess[] = [];
 const databases: TestDatabase[] = [];
 
-async function temporaryDirectory(): Promise<string> {
-  const directory = await mkdtemp(join(tmpdir(), 'property-sales-auth-'));
-  directories.push(directory);
-  return directory;
-}
-
 /** `node dist/src/main.js` with exactly these service variables; not waited on. */
 async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
-  const directory = await temporaryDirectory();
+  const directory = await directories.make();
   const service = await ServiceProcess.start({
     cwd: directory,
     env: { DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}`, ...env },
@@ -146,9 +138,7 @@ async function spawnService(env: Record<string, string>): Promise<ServiceProcess
 afterAll(async () => {
   await Promise.allSettled(services.splice(0).map((service) => service.stop()));
   await Promise.allSettled(databases.splice(0).map((database) => database.drop()));
-  await Promise.all(
-    directories.splice(0).map((directory) => rm(directory, { recursive: true, force: true })),
-  );
+  await directories.removeAll();
 });
 
 interface LogLine {

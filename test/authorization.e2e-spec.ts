@@ -16,6 +16,7 @@ import {
   TokenIssuer,
 } from './support/auth-credentials';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { ForgottenScopeModule } from './support/forgotten-scope.module';
 import { expectProblem, type HttpResult } from './support/http-assertions';
 import { jsonLines, ServiceProcess } from './support/processes';
 import {
@@ -721,24 +722,6 @@ describe('RATE_LIMIT=3 and AUTH_FAILURE_LIMIT=2, with scoped keys', () => {
 
 // ---------------------------------------------------------------------------------------------
 // Start-up checks
-
-/** A module as a team might add it: one route with a scope, one forgotten. */
-@Controller('ForgottenScope')
-class ForgottenScopeController {
-  @Get('Scoped')
-  @RequiresScope(TRANSACTIONS_READ_SCOPE)
-  scoped() {
-    return { scoped: true };
-  }
-
-  @Get('Forgotten')
-  forgotten() {
-    return { forgotten: true };
-  }
-}
-
-@Module({ controllers: [ForgottenScopeController] })
-class ForgottenScopeModule {}
 
 /** Every route covered: by the controller's scope, or public. */
 @RequiresScope(TRANSACTIONS_READ_SCOPE)

@@ -1,7 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnection } from 'mysql2/promise';
 import request from 'supertest';
@@ -14,7 +11,7 @@ import {
   uniqueExchange,
 } from './support/event-collector';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
-import { freePort, ServiceProcess } from './support/processes';
+import { freePort, ServiceProcess, TemporaryDirectories } from './support/processes';
 import { describeOnMariaDb, RunningApp } from './support/test-app';
 import {
   createTestDatabase,
@@ -38,7 +35,7 @@ const EVENT_ENV = { EVENTS_POLL_MS: '100' };
 /** The longest a write load runs, whatever befalls its test. */
 const LOAD_LIMIT_MS = 60_000;
 
-const directories: string[] = [];
+const directories = new TemporaryDirectories('event-faults');
 const services: ServiceProcess[] = [];
 
 /** After a test: its loads stopped, then its services. */
@@ -49,7 +46,7 @@ async function stopLoadsAndServices(): Promise<void> {
 
 afterAll(async () => {
   await stopLoadsAndServices();
-  await Promise.all(directories.map((path) => rm(path, { recursive: true, force: true })));
+  await directories.removeAll();
 });
 
 /**
@@ -319,19 +316,13 @@ class WriteLoad {
   }
 }
 
-async function temporaryDirectory(): Promise<string> {
-  const directory = await mkdtemp(join(tmpdir(), 'property-sales-event-faults-'));
-  directories.push(directory);
-  return directory;
-}
-
 /** The built service, as operators start it, on `databaseUrl`; resolves once it serves. */
 async function spawnService(
   databaseUrl: string,
   env: Record<string, string>,
 ): Promise<ServiceProcess> {
   const service = await ServiceProcess.start({
-    cwd: await temporaryDirectory(),
+    cwd: await directories.make(),
     env: {
       DATABASE_URL: databaseUrl,
       MIGRATIONS_RUN: 'true',

@@ -1,11 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { freePort, jsonLines, runNode, SERVICE_MAIN, ServiceProcess } from './support/processes';
+import {
+  freePort,
+  jsonLines,
+  runNode,
+  SERVICE_MAIN,
+  ServiceProcess,
+  TemporaryDirectories,
+} from './support/processes';
 import {
   createTestDatabase,
   type DatabaseKind,
@@ -51,14 +56,8 @@ function chain(failure: Failure | undefined): Failure[] {
   return failure ? [failure, ...chain(failure.cause)] : [];
 }
 
-const directories: string[] = [];
+const directories = new TemporaryDirectories('failure-logs');
 const services: ServiceProcess[] = [];
-
-async function temporaryDirectory(): Promise<string> {
-  const directory = await mkdtemp(join(tmpdir(), 'property-sales-failure-logs-'));
-  directories.push(directory);
-  return directory;
-}
 
 /** A connection of the test's own to the service's database, as another process would open one. */
 function openDatabase(url: string): Promise<DataSource> {
@@ -70,7 +69,7 @@ function openDatabase(url: string): Promise<DataSource> {
 
 async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
   const service = await ServiceProcess.start({
-    cwd: await temporaryDirectory(),
+    cwd: await directories.make(),
     env: { LOG_LEVEL: 'info', ...env },
   });
   services.push(service);
@@ -80,7 +79,7 @@ async function spawnService(env: Record<string, string>): Promise<ServiceProcess
 
 afterAll(async () => {
   await Promise.allSettled(services.splice(0).map((service) => service.stop()));
-  await Promise.all(directories.map((path) => rm(path, { recursive: true, force: true })));
+  await directories.removeAll();
 });
 
 /** The request line of one request id, once it is written. */
@@ -96,7 +95,7 @@ async function requestLine(service: ServiceProcess, id: string): Promise<LogLine
 
 describe('a start-up failure is one JSON line on stderr, naming the variable', () => {
   it('for bad variables: names each, with its value, and writes nothing else', async () => {
-    const directory = await temporaryDirectory();
+    const directory = await directories.make();
     const result = await runNode(SERVICE_MAIN, [], {
       cwd: directory,
       env: { LOG_LEVEL: 'loud', PORT: 'eighty' },
@@ -114,7 +113,7 @@ describe('a start-up failure is one JSON line on stderr, naming the variable', (
   });
 
   it('for a database that does not answer: DATABASE_URL and the driver code; every line JSON, none coloured', async () => {
-    const directory = await temporaryDirectory();
+    const directory = await directories.make();
     const result = await runNode(SERVICE_MAIN, [], {
       cwd: directory,
       env: {
@@ -144,7 +143,7 @@ describe('a start-up failure is one JSON line on stderr, naming the variable', (
       const port = await freePort();
       await new Promise<void>((resolve) => taken.listen(port, resolve));
       try {
-        const directory = await temporaryDirectory();
+        const directory = await directories.make();
         const result = await runNode(SERVICE_MAIN, [], {
           cwd: directory,
           env: {
@@ -173,7 +172,7 @@ describe('the lines of a running service', () => {
   let sqliteFile: string;
 
   beforeAll(async () => {
-    sqliteFile = join(await temporaryDirectory(), 'service.sqlite');
+    sqliteFile = join(await directories.make(), 'service.sqlite');
     service = await spawnService({
       DATABASE_URL: `sqlite:${sqliteFile}`,
       // Longer than SQLite's own wait for a lock, so the driver's answer comes first.
@@ -305,7 +304,7 @@ describeOnMariaDb('a start-up failure on MariaDB names the driver error', () => 
     url.username = 'root';
     url.password = 'not-the-password';
     const result = await runNode(SERVICE_MAIN, [], {
-      cwd: await temporaryDirectory(),
+      cwd: await directories.make(),
       env: { DATABASE_URL: url.toString(), AUTH_MODE: 'none' },
     });
     expect(result.code).toBe(1);
@@ -399,7 +398,7 @@ describeOnMariaDb('a 503 on MariaDB names the network failure', () => {
 describe('shutdown', () => {
   it('logs the signal, then what was drained and how long it took', async () => {
     const service = await spawnService({
-      DATABASE_URL: `sqlite:${join(await temporaryDirectory(), 'service.sqlite')}`,
+      DATABASE_URL: `sqlite:${join(await directories.make(), 'service.sqlite')}`,
       SHUTDOWN_DRAIN_MS: '800',
     });
     service.child.kill('SIGTERM');

@@ -1,6 +1,5 @@
 import { Agent, request as httpRequest } from 'node:http';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recordFile } from '../src/data-import/record-files';
 import { TransactionDto } from '../src/transaction/dto/transaction.dto';
@@ -9,7 +8,7 @@ import { wireModelOf } from '../src/wire';
 import { apiKeysVariable } from './support/auth-credentials';
 import { encodeForm, encodeXml } from './support/client-encoding';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
-import { type ServiceProcess, startOnNewSqlite } from './support/processes';
+import { type ServiceProcess, startOnNewSqlite, TemporaryDirectories } from './support/processes';
 import { describeOnSqlite, type SuiteContext } from './support/test-app';
 
 /**
@@ -277,15 +276,18 @@ function expectLinear(cost: Cost, what: string) {
 describeOnSqlite(
   'reading untrusted input costs time linear in its size',
   (context: SuiteContext) => {
+    const directories = new TemporaryDirectories('input-cost');
     let client: TimedClient;
 
     beforeAll(async () => {
       await context.running.seed({ requirements: CATALOGUE, transactions: [transactionRecord(1)] });
       client = new TimedClient(context.running.baseUrl);
     });
-    afterAll(() => client.close());
+    afterAll(async () => {
+      client.close();
+      await directories.removeAll();
+    });
 
-    /** Posts the body of size n; every answer is a 2xx or a 4xx, the same at both sizes. */
     /**
      * Posts the body at n and 4n, with n as large as lets 4n fit in BODY_LIMIT (or `largestN`), so that
      * reading, not the round trip, is what is timed; every answer is the same 2xx or 4xx.
@@ -416,15 +418,10 @@ describeOnSqlite(
       /** How long `/health/live` may wait, sent every 10 ms while the body is read. */
       const HEALTH_BOUND_MS = 250;
       let service: ServiceProcess;
-      let directory: string;
       beforeAll(async () => {
-        directory = await mkdtemp(join(tmpdir(), 'input-cost-'));
-        service = await startOnNewSqlite(directory, { LOG_LEVEL: 'warn' });
+        service = await startOnNewSqlite(await directories.make(), { LOG_LEVEL: 'warn' });
       });
-      afterAll(async () => {
-        await service?.stop();
-        await rm(directory, { recursive: true, force: true });
-      });
+      afterAll(() => service?.stop());
 
       it.each([...JSON_TYPES, ...XML_TYPES, FORM])(
         '%s: an int of white space inside, answered 400 while /health/live stays answered',
@@ -472,9 +469,11 @@ describeOnSqlite(
     });
 
     describe('import files', () => {
-      const directory = tmpdir();
-      const paths: string[] = [];
-      afterAll(() => Promise.all(paths.map((path) => rm(path, { force: true }))));
+      let directory: string;
+      let files = 0;
+      beforeAll(async () => {
+        directory = await directories.make();
+      });
 
       /** Reads every record of a file of `n`-character values, as `npm run data:import` does. */
       async function importCost(
@@ -484,8 +483,7 @@ describeOnSqlite(
         shape: ValueShape,
       ) {
         return costRatio(async (n) => {
-          const path = join(directory, `input-cost-${process.pid}-${paths.length}${extension}`);
-          paths.push(path);
+          const path = join(directory, `${files++}${extension}`);
           await writeFile(
             path,
             contents({ transaction_id: 1, financetype: 'Cash', [member]: shape.value(n) }),

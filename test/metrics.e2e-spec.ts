@@ -1,9 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
-import { type ServiceProcess, startOnNewSqlite } from './support/processes';
+import { type ServiceProcess, startOnNewSqlite, TemporaryDirectories } from './support/processes';
 import { describeOnEachDatabase } from './support/test-app';
 import { getTransactionPath, UPDATE_AGENTS } from './support/update-agents-cases';
 
@@ -96,15 +93,14 @@ describeOnEachDatabase('Prometheus metrics at /metrics', (context) => {
  * (SIGSTOP) for 300 ms as one costly request would hold its event loop, shows it in the next scrape.
  */
 describe('an event-loop stall in /metrics', () => {
+  const directories = new TemporaryDirectories('metrics-stall');
   let service: ServiceProcess;
-  let directory: string;
   beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'metrics-stall-'));
-    service = await startOnNewSqlite(directory, { LOG_LEVEL: 'warn' });
+    service = await startOnNewSqlite(await directories.make(), { LOG_LEVEL: 'warn' });
   });
   afterAll(async () => {
     await service?.stop();
-    await rm(directory, { recursive: true, force: true });
+    await directories.removeAll();
   });
 
   const lagMax = async () =>

@@ -1,4 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import {
   Agent,
   type ClientRequest,
@@ -6,7 +5,6 @@ import {
   request as httpRequest,
 } from 'node:http';
 import { type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import request from 'supertest';
@@ -19,6 +17,7 @@ import {
   SERVICE_MAIN,
   ServiceProcess,
   startOnNewSqlite,
+  TemporaryDirectories,
 } from './support/processes';
 import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
 
@@ -47,18 +46,12 @@ const SECRETS = ['S3CRET-VALUE', 'TOPSECRET', 'COOKIESECRET'];
 // ---------------------------------------------------------------------------------------------
 // Spawned services and their log output
 
-const directories: string[] = [];
+const directories = new TemporaryDirectories('operations');
 const services: ServiceProcess[] = [];
-
-async function temporaryDirectory(): Promise<string> {
-  const directory = await mkdtemp(join(tmpdir(), 'property-sales-operations-'));
-  directories.push(directory);
-  return directory;
-}
 
 /** The service on a new SQLite file of its own (demo data loaded), logging at info unless told. */
 async function spawnService(env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const service = await startOnNewSqlite(await temporaryDirectory(), env);
+  const service = await startOnNewSqlite(await directories.make(), env);
   services.push(service);
   return service;
 }
@@ -66,9 +59,7 @@ async function spawnService(env: Record<string, string> = {}): Promise<ServicePr
 afterAll(async () => {
   // Every suite stops what it started; this catches what a failing one left running.
   await Promise.allSettled(services.splice(0).map((service) => service.stop()));
-  await Promise.all(
-    directories.splice(0).map((directory) => rm(directory, { recursive: true, force: true })),
-  );
+  await directories.removeAll();
 });
 
 /** Every non-empty stdout line, parsed: throws when one is not JSON. */
@@ -567,7 +558,7 @@ describe('log level and format of the spawned service', () => {
     ['TRUST_PROXY', 'every$thing'],
     ['SHUTDOWN_TIMEOUT_MS', 'soon'],
   ])('stops at start-up, naming %s, when it is %p', async (name, value) => {
-    const directory = await temporaryDirectory();
+    const directory = await directories.make();
     const result = await runNode(SERVICE_MAIN, [], {
       cwd: directory,
       env: { [name]: value, DATABASE_URL: `sqlite:${join(directory, 'never.sqlite')}` },

@@ -1,15 +1,12 @@
-import { Controller, Get, Module } from '@nestjs/common';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, startupFailureOf } from '../src/app.factory';
-import { RequiresScope } from '../src/auth/scopes';
 import { loadAppConfig } from '../src/config/app-config';
-import { TRANSACTIONS_READ } from '../src/transaction/transaction.controller';
 import { apiKeyEntry } from './support/auth-credentials';
+import { ForgottenScopeModule } from './support/forgotten-scope.module';
 import {
   childEnvironment,
   type CommandResult,
@@ -18,6 +15,7 @@ import {
   runNode,
   SERVICE_MAIN,
   startOnNewSqlite,
+  TemporaryDirectories,
 } from './support/processes';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './support/test-database';
 
@@ -36,23 +34,17 @@ interface FailureLine {
   readonly err?: { readonly type?: string; readonly code?: string };
 }
 
-const directories: string[] = [];
+const directories = new TemporaryDirectories('start-up-failures');
 const databases: TestDatabase[] = [];
-
-async function temporaryDirectory(): Promise<string> {
-  const directory = await mkdtemp(join(tmpdir(), 'property-sales-start-up-failures-'));
-  directories.push(directory);
-  return directory;
-}
 
 afterAll(async () => {
   await Promise.all(databases.splice(0).map((database) => database.drop()));
-  await Promise.all(directories.map((path) => rm(path, { recursive: true, force: true })));
+  await directories.removeAll();
 });
 
 /** The built service on a new SQLite file unless told otherwise; resolves once it has exited. */
 async function refusedStart(env: Record<string, string>): Promise<CommandResult> {
-  const directory = await temporaryDirectory();
+  const directory = await directories.make();
   return runNode(SERVICE_MAIN, [], {
     cwd: directory,
     env: { DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}`, AUTH_MODE: 'none', ...env },
@@ -138,24 +130,6 @@ describe('a start-up failure names its cause and its fix', () => {
   );
 });
 
-/** A module as a team might add it, with a route that neither requires a scope nor is public. */
-@Controller('ForgottenScope')
-class ForgottenScopeController {
-  @Get('Scoped')
-  @RequiresScope(TRANSACTIONS_READ)
-  scoped() {
-    return { scoped: true };
-  }
-
-  @Get('Forgotten')
-  forgotten() {
-    return { forgotten: true };
-  }
-}
-
-@Module({ controllers: [ForgottenScopeController] })
-class ForgottenScopeModule {}
-
 // The built service has no such route, so this kind is told by the same function main.ts reports
 // with, on an application built and initialised as main.ts builds and initialises it.
 it('a route without a scope: the route and the decorators that fix it, no variable', async () => {
@@ -208,7 +182,7 @@ describe('the start on another Node.js', () => {
   // Whatever Node.js the machine has: a preload makes this Node.js 24 report itself as 20.20.2 to the
   // check, which reads process.versions.node as it would on Node.js 20.
   it('stops at once, in one line naming Node.js 24 and how to get it', async () => {
-    const directory = await temporaryDirectory();
+    const directory = await directories.make();
     const preload = join(directory, 'node-20.js');
     await writeFile(
       preload,
@@ -245,7 +219,7 @@ interface ListeningLine {
 describe('the URLs the start-up log prints', () => {
   it.each([false, true])('each answers 200 (a health port of its own: %s)', async (ownPort) => {
     const healthPort = ownPort ? await freePort() : undefined;
-    const service = await startOnNewSqlite(await temporaryDirectory(), {
+    const service = await startOnNewSqlite(await directories.make(), {
       AUTH_MODE: 'none',
       ...(healthPort ? { HEALTH_PORT: String(healthPort) } : {}),
     });

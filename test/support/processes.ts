@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** The repository root; the built service and import command live under dist/ (the test command builds it). */
@@ -257,4 +259,24 @@ export async function startOnNewSqlite(
     throw error;
   }
   return service;
+}
+
+/** A suite's temporary directories: `make` one when needed, `removeAll` in its afterAll. */
+export class TemporaryDirectories {
+  private readonly made: string[] = [];
+
+  /** @param suite Part of each directory's name, to tell whose a leftover one is. */
+  constructor(private readonly suite: string) {}
+
+  async make(): Promise<string> {
+    const directory = await mkdtemp(join(tmpdir(), `property-sales-${this.suite}-`));
+    this.made.push(directory);
+    return directory;
+  }
+
+  async removeAll(): Promise<void> {
+    await Promise.all(
+      this.made.splice(0).map((directory) => rm(directory, { recursive: true, force: true })),
+    );
+  }
 }
