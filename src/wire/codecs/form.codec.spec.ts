@@ -18,6 +18,22 @@ describe('FormReader', () => {
     });
   });
 
+  it('reads white space alone as null but for text, as the legacy form binder did', () => {
+    expect(
+      decode(
+        'brokerid=+&interestrate=%09&locked=%C2%A0&reservationdate=%0D%0A&clientname=+&' +
+          'requirements[0][requirement_id]=%E3%80%80',
+      ),
+    ).toEqual({
+      brokerid: null,
+      interestrate: null,
+      locked: null,
+      reservationdate: null,
+      clientname: ' ',
+      requirements: [{ requirement_id: null }],
+    });
+  });
+
   it('binds lists from both index syntaxes, from 0 up to the first gap', () => {
     expect(
       decode(

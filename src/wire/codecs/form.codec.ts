@@ -1,6 +1,7 @@
 import { type BoundRecord, type WireModel, wireModelOf } from '../model/wire-model';
 import { type PlainRecord, type WireReader } from './wire-codec';
 import { FORM_DIALECT } from './wire-dialects';
+import { isDotNetBlank } from '../values/white-space';
 import { MalformedBodyError } from '../model/wire-errors';
 
 export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
@@ -59,14 +60,22 @@ function readFields(text: string): FormFields {
   return fields;
 }
 
-/** Each value read by the form binder's type converter of its member; an empty value is null. */
+/** Members whose value is the text as sent, white space and all. */
+const TEXT_KINDS: ReadonlySet<string> = new Set(['string', 'intOrText']);
+
+/**
+ * Each value read by the form binder's type converter of its member. An empty value is null; so is
+ * white space alone for any other member than text, as Web API's ValueProviderResult reads it ("the
+ * user didn't type anything").
+ */
 function bindScalars(model: WireModel, values: ReadonlyMap<string, string>): BoundRecord {
   const bound: BoundRecord = {};
   for (const member of model.members) {
     if (member.kind === 'list') continue;
     const value = values.get(member.name.toLowerCase());
-    if (value !== undefined)
-      bound[member.name] = value === '' ? null : FORM_DIALECT[member.kind](value);
+    if (value === undefined) continue;
+    const blank = value === '' || (!TEXT_KINDS.has(member.kind) && isDotNetBlank(value));
+    bound[member.name] = blank ? null : FORM_DIALECT[member.kind](value);
   }
   return bound;
 }

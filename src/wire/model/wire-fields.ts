@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { ValidateBy, type ValidationArguments } from 'class-validator';
 import { isDotNetDate } from '../values/dotnet-date';
 import { superLinearCause } from './linear-pattern';
+import { isDotNetBlank } from '../values/white-space';
 import { ExactDecimal, NUMERAL, parseDecimal } from '../values/exact-decimal';
 import { INT32_MAX, INT32_MIN } from '../values/int32';
 import { UnreadableValue } from '../values/unreadable-value';
@@ -80,20 +81,13 @@ function validIfPresent(
   });
 }
 
-/**
- * White space as .NET's `String.Trim` sees it: with U+0085 (NEXT LINE), which JavaScript's `trim`
- * keeps, and without U+FEFF (the byte order mark), which JavaScript's `trim` removes.
- */
-const DOTNET_WHITE_SPACE =
-  /^[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
-
 /** `present, not null, not empty or white space`, as DataAnnotations' [Required]. */
 function Required(): PropertyDecorator {
   return ValidateBy({
     name: 'wireRequired',
     validator: {
       validate: (value: unknown) =>
-        !isAbsent(value) && !(typeof value === 'string' && DOTNET_WHITE_SPACE.test(value)),
+        !isAbsent(value) && !(typeof value === 'string' && isDotNetBlank(value)),
       defaultMessage: (args?: ValidationArguments) => `The ${args?.property} field is required.`,
     },
   });
