@@ -4,3 +4,6 @@
  */
 export { DataImportModule } from './data-import.module';
 export { DemoDataLoader } from './demo-data.loader';
+
+// The event each import run publishes, and the record it carries.
+export { DATA_IMPORTED, DataImportedDto } from './import.events';

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Mutex } from 'async-mutex';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { type IntegrationEvent, type Publish } from '../events/integration-event';
-import { Outbox } from '../events/outbox';
+import { Outbox, type PreparedEvent } from '../events/outbox';
 import { type NodeStatus, NodePools } from './node-pools';
 import { type ReplicaReport, ReplicaSet } from './replica-set';
 import { type Row, type Statement, type Write } from '../common/statement';
@@ -69,21 +70,43 @@ export interface StatementTransaction {
 /** SERVER_STATUS_IN_TRANS, in the status flags of a statement's OK packet. */
 const IN_TRANSACTION = 1;
 
-/** Whether each write changed its rows inside the transaction, and the proof found the commit. */
-function committedAsSent(
-  writes: readonly Write[],
-  results: readonly StatementResult[],
-  proof: CommitProof,
-): boolean {
-  const ranInside = writes.every((write, index) => {
+/** Whether each write changed its rows inside the transaction (its results, in order). */
+function ranInside(writes: readonly Write[], results: readonly StatementResult[]): boolean {
+  return writes.every((write, index) => {
     const { affectedRows, serverStatus = 0 } = results[index] as {
       affectedRows?: number;
       serverStatus?: number;
     };
     return affectedRows === write.rows && (serverStatus & IN_TRANSACTION) !== 0;
   });
+}
+
+/** Whether each write changed its rows inside the transaction, and the proof found the commit. */
+function committedAsSent(
+  writes: readonly Write[],
+  results: readonly StatementResult[],
+  proof: CommitProof,
+): boolean {
   // After the writes, COMMIT, then the proof's rows.
-  return ranInside && proof.committed(results[writes.length + 1] as Row[]);
+  return ranInside(writes, results) && proof.committed(results[writes.length + 1] as Row[]);
+}
+
+/**
+ * The transaction a unit runs, as the work it calls sees it: the unit of work's reads and writes
+ * called from inside a unit (an event handler's, another module's queries) join it.
+ */
+interface Joined {
+  readonly manager: EntityManager;
+  readonly publish: Publish;
+  /** What to run once the unit committed. */
+  readonly committed: (() => void)[];
+}
+
+/** What a unit's work settled: its result, its events, and what runs after its commit. */
+interface Settled<T> {
+  readonly result: T;
+  readonly events: PreparedEvent[];
+  readonly committed: readonly (() => void)[];
 }
 
 /** Database connections by state, as the pool (or SQLite's one connection) stands now. */
@@ -121,6 +144,8 @@ export class UnitOfWork {
   private readonly batches: StatementBatches;
   /** Units waiting for the SQLite connection. */
   private queued = 0;
+  /** The unit the calling code runs inside, if any. */
+  private readonly joined = new AsyncLocalStorage<Joined>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -140,6 +165,8 @@ export class UnitOfWork {
    * the connection breaks under it, the outcome is unknown and the error says so (504).
    */
   write<T>(work: ManagedWork<T>, options: WriteOptions = {}): Promise<T> {
+    const joined = this.joined.getStore();
+    if (joined) return work(joined.manager, joined.publish);
     return this.bounded((deadline) => this.retried(this.managed(work), deadline), options);
   }
 
@@ -152,6 +179,8 @@ export class UnitOfWork {
     work: (transaction: StatementTransaction) => Promise<T>,
     options: WriteOptions = {},
   ): Promise<T> {
+    const joined = this.joined.getStore();
+    if (joined) return work(this.joinedStatements(joined));
     return this.bounded(
       (deadline) =>
         this.retried(
@@ -164,7 +193,71 @@ export class UnitOfWork {
 
   /** As `write`, without the time bound: for commands such as an import, not for requests. */
   bulkWrite<T>(work: ManagedWork<T>): Promise<T> {
+    const joined = this.joined.getStore();
+    if (joined) return work(joined.manager, joined.publish);
     return this.retried(this.managed(work), newDeadline({}));
+  }
+
+  /** A statement unit run inside the unit the caller joined: its statements one by one. */
+  /**
+   * Runs `callback` once the unit the caller runs in has committed (not at all if it rolls back), or
+   * at once outside a unit.
+   */
+  afterCommit(callback: () => void): void {
+    const joined = this.joined.getStore();
+    if (joined) joined.committed.push(callback);
+    else callback();
+  }
+
+  private joinedStatements({ manager, publish }: Joined): StatementTransaction {
+    return {
+      begin: (read) => manager.query<Row[]>(read.sql, [...read.parameters]),
+      commit: async (writes, _proof, events = []) => {
+        for (const { sql, parameters } of writes) await manager.query(sql, [...parameters]);
+        for (const event of events) publish(event);
+      },
+    };
+  }
+
+  /**
+   * Runs `work` as part of the transaction `manager` runs: what it calls of the unit of work joins it,
+   * and the events it publishes, with those the in-transaction handlers add, are settled after it.
+   */
+  private async settled<T>(
+    manager: EntityManager,
+    work: (publish: Publish) => Promise<T>,
+  ): Promise<Settled<T>> {
+    const published: IntegrationEvent[] = [];
+    const publish: Publish = (event) => {
+      published.push(event as IntegrationEvent);
+    };
+    const committed: (() => void)[] = [];
+    return this.joined.run({ manager, publish, committed }, async () => {
+      const result = await work(publish);
+      return { result, events: await this.outbox.settle(manager, published), committed };
+    });
+  }
+
+  /** Tells of a settled unit's commit: its events to the relay, then what waited for it. */
+  private tellCommitted({ events, committed }: Omit<Settled<unknown>, 'result'>): void {
+    this.outbox.committed(events);
+    for (const callback of committed) callback();
+  }
+
+  /** In-transaction handlers of a statement unit's events, on its connection: what they commit with. */
+  private async settledOn(
+    runner: QueryRunner,
+    events: readonly IntegrationEvent[],
+  ): Promise<Settled<void>> {
+    // The transaction is open on the runner's connection: TypeORM must not begin another.
+    const state = runner as { isTransactionActive: boolean };
+    const wasActive = state.isTransactionActive;
+    state.isTransactionActive = true;
+    try {
+      return await this.settled(runner.manager, async (publish) => events.forEach(publish));
+    } finally {
+      state.isTransactionActive = wasActive;
+    }
   }
 
   /**
@@ -175,13 +268,11 @@ export class UnitOfWork {
    */
   private managed<T>(work: ManagedWork<T>): Attempt<T> {
     return async (guard) => {
-      const events: IntegrationEvent[] = [];
-      let stored = 0;
+      let settled: Settled<T> | undefined;
       const guarded = async (manager: EntityManager) => {
-        const result = await work(manager, (event) => {
-          events.push(event);
-        });
-        stored = await this.outbox.insert(manager, events);
+        settled = await this.settled(manager, (publish) => work(manager, publish));
+        const { result, events } = settled;
+        await this.outbox.insert(manager, events);
         if (this.dataSource.options.type === 'mariadb') {
           const [{ open }] = await manager.query<[{ open: number | string }]>(
             'SELECT @@in_transaction AS open',
@@ -196,7 +287,7 @@ export class UnitOfWork {
         : // The server's default isolation: writes lock the rows they read (FOR UPDATE), and naming a
           // level would cost a SET TRANSACTION round trip on every call.
           this.dataSource.transaction(guarded));
-      if (stored > 0) this.outbox.committed();
+      this.tellCommitted(settled!);
       return result;
     };
   }
@@ -218,12 +309,20 @@ export class UnitOfWork {
           return rows as Row[];
         },
         commit: async (unitWrites, proof, events = []) => {
+          let pending = unitWrites;
+          let settled: Omit<Settled<unknown>, 'result'>;
+          if (this.outbox.heardInTransaction(events)) {
+            // Its writes first, then what its in-transaction handlers add: all before the COMMIT.
+            if (!ranInside(unitWrites, await send(unitWrites))) throw new TransactionEndedError();
+            pending = [];
+            settled = await this.settledOn(this.runnerOn(connection), events);
+          } else settled = { events: this.outbox.prepare(events), committed: [] };
           guard();
-          const writes = [...this.outbox.writes(events), ...unitWrites];
+          const writes = [...this.outbox.writes(settled.events), ...pending];
           const results = await send([...writes, COMMIT, proof]);
           open = false;
           if (!committedAsSent(writes, results, proof)) throw new TransactionEndedError();
-          if (writes.length > unitWrites.length) this.outbox.committed();
+          this.tellCommitted(settled);
         },
       });
       if (open) {
@@ -254,12 +353,17 @@ export class UnitOfWork {
           begin: (read) =>
             Promise.resolve(run([{ sql: 'BEGIN TRANSACTION', parameters: [] }, read])[1] as Row[]),
           // One writer, one server: a transaction ends only as its unit ends it.
-          commit: (writes, _proof, events = []) => {
+          commit: async (writes, _proof, events = []) => {
+            let pending = writes;
+            let settled: Omit<Settled<unknown>, 'result'>;
+            if (this.outbox.heardInTransaction(events)) {
+              run(writes);
+              pending = [];
+              settled = await this.settledOn(this.dataSource.createQueryRunner(), events);
+            } else settled = { events: this.outbox.prepare(events), committed: [] };
             guard();
-            const stored = this.outbox.writes(events);
-            run([...stored, ...writes, COMMIT]);
-            if (stored.length > 0) this.outbox.committed();
-            return Promise.resolve();
+            run([...this.outbox.writes(settled.events), ...pending, COMMIT]);
+            this.tellCommitted(settled);
           },
         });
         if (connection.inTransaction) run([ROLLBACK]);
@@ -302,7 +406,7 @@ export class UnitOfWork {
 
   /** Reads that must agree with each other: one snapshot (a REPEATABLE READ transaction on MySQL). */
   readSnapshot<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (this.exclusive) return this.read(work);
+    if (this.exclusive || this.joined.getStore()) return this.read(work);
     return this.bounded(() => this.dataSource.transaction('REPEATABLE READ', work));
   }
 
@@ -318,6 +422,14 @@ export class UnitOfWork {
     { replica = false }: { replica?: boolean } = {},
   ): Promise<Row[][]> {
     const rowsOf = (results: StatementResult[]) => results as Row[][];
+    const joined = this.joined.getStore();
+    if (joined) {
+      // Inside a unit: in its transaction, seeing what it wrote.
+      const rows: Row[][] = [];
+      for (const { sql, parameters } of statements)
+        rows.push(await joined.manager.query<Row[]>(sql, [...parameters]));
+      return rows;
+    }
     if (this.exclusive) {
       const connection = this.sqliteConnection();
       const run = () => rowsOf(this.batches.runSqlite(connection, statements));
@@ -346,6 +458,13 @@ export class UnitOfWork {
    * there are replicas (as a plain read outside a transaction goes: ReplicaSet picks it, or the primary
    * while none serves).
    */
+  /** A query runner on a pooled MySQL connection the unit holds (and releases itself). */
+  private runnerOn(connection: MysqlConnection): QueryRunner {
+    const runner = this.dataSource.createQueryRunner('master');
+    (runner as unknown as { databaseConnection: MysqlConnection }).databaseConnection = connection;
+    return runner;
+  }
+
   private mysqlConnection(replica: boolean): Promise<MysqlConnection> {
     const driver = this.dataSource.driver as unknown as {
       obtainMasterConnection(): Promise<MysqlConnection>;
@@ -416,6 +535,8 @@ export class UnitOfWork {
   }
 
   read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const joined = this.joined.getStore();
+    if (joined) return work(joined.manager);
     const run = () => work(this.dataSource.manager);
     return this.bounded(() => (this.exclusive ? this.exclusively(run) : run()));
   }

@@ -1,13 +1,17 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { BatchedReactions } from './batched-reactions';
 import { OutboxRelay } from './outbox-relay';
 
 /**
- * Integration events after commit: the relay to the broker and to the in-process handlers of every
- * module. Units of work write the events (the outbox is the database module's); this delivers them.
+ * Integration events after commit: the relay to the broker and to the after-commit handlers of every
+ * module, and the batched reactions, which any module may start. Units of work write the events (the
+ * outbox is the database module's); this delivers them.
  */
+@Global()
 @Module({
   imports: [DiscoveryModule],
-  providers: [OutboxRelay],
+  providers: [OutboxRelay, BatchedReactions],
+  exports: [BatchedReactions],
 })
 export class EventsModule {}

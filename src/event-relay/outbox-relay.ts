@@ -16,7 +16,15 @@ import { UnitOfWork } from '../database/unit-of-work';
 import { ServiceMetrics } from '../metrics/service-metrics';
 import { JsonCodec, wireModelOf } from '../wire';
 import {
+  BATCHED_REACTION,
+  type BatchedReactionMethod,
+  type BatchedReactionOptions,
+  reactionCheckpoint,
+} from '../events/batched-reaction';
+import { BatchedReactions } from './batched-reactions';
+import {
   EVENT_HANDLER,
+  type EventHandlerMetadata,
   type EventHandlerMethod,
   type ReceivedEvent,
 } from '../events/event-handler.decorator';
@@ -29,8 +37,10 @@ import { OutboxStore, type StoredEvent } from './outbox-store';
 const BROKER = 'broker';
 /** Events one publish sends and waits for the confirms of. */
 const PUBLISH_BATCH = 500;
-/** Events a handler's step reads, looking for the next one of its kind. */
+/** Events of its kind a handler's step handles at most, in one transaction. */
 const HANDLER_BATCH = 100;
+/** Keys a batched reaction's batch takes at most, unless it says otherwise. */
+const REACTION_BATCH = 500;
 /** A failing consumer waits 1 s, then twice as long each time, up to a minute. */
 const BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
@@ -44,9 +54,16 @@ const MIN_PURGE_EVERY_MS = 1000;
  */
 const GATHER_MS = 10;
 
-/** One reader of the outbox, with its checkpoint: the broker, or one in-process handler. */
+/**
+ * One loop of the relay, with its checkpoint: the broker or an after-commit handler, which read the
+ * outbox, or a batched reaction, which reads its own table.
+ */
 interface Consumer {
   readonly name: string;
+  /** Whether it reads the outbox: its checkpoint holds events back from the purge. */
+  readonly readsOutbox: boolean;
+  /** Whether a commit of events with these routing keys gives it work at once. */
+  hears(routingKeys: ReadonlySet<string>): boolean;
   /** Delivers what waits past its checkpoint; whether more may wait (then it goes on at once). */
   step(): Promise<boolean>;
   /** Says what failed (the broker logs its outages itself). */
@@ -90,14 +107,19 @@ interface RelayMetrics {
   readonly latency: Histogram;
   readonly handled: Counter<'handler'>;
   readonly handlerFailures: Counter<'handler'>;
+  readonly handlerLatency: Histogram<'handler'>;
+  readonly reactionBatches: Counter<'reaction'>;
+  readonly reactionFailures: Counter<'reaction'>;
 }
 
 /**
  * Delivers the outbox's committed events to their consumers: the broker (EVENTS_URL), and each
- * in-process handler (@OnIntegrationEvent), each from its own checkpoint in its own loop, so a failing
- * handler or an unreachable broker holds up nobody else. A consumer's events go out in order, by one
- * instance at a time; each step runs right after a commit here, and every EVENTS_POLL_MS for commits
- * elsewhere. Delivered events are purged after EVENTS_RETENTION_MS.
+ * after-commit handler (@OnIntegrationEvent), each from its own checkpoint in its own loop, so a
+ * failing handler or an unreachable broker holds up nobody else; and runs the batched reactions
+ * (@BatchedReaction) once started. A consumer's events go out in order, by one instance at a time;
+ * each step runs right after a commit here of events it takes, and every EVENTS_POLL_MS for commits
+ * elsewhere. Delivered events are purged after EVENTS_RETENTION_MS. In-transaction handlers are handed
+ * to the outbox, which runs them inside each publishing change.
  */
 @Injectable()
 export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
@@ -115,7 +137,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
   });
   private positioning?: Promise<void>;
   private purgeTimer?: NodeJS.Timeout;
-  private stopListening?: () => void;
+  private readonly stopListening: (() => void)[] = [];
   private readonly metrics: RelayMetrics;
   private readonly codec = new JsonCodec();
 
@@ -127,6 +149,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly reflector: Reflector,
+    private readonly reactions: BatchedReactions,
     serviceMetrics: ServiceMetrics,
   ) {
     this.store = new OutboxStore(dataSource);
@@ -134,7 +157,10 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
     this.metrics = this.registerMetrics(serviceMetrics);
   }
 
-  /** Finds the handlers; with them, or a broker, units write their events from now on. */
+  /**
+   * Finds the handlers and batched reactions; with an after-commit handler, or a broker, units write
+   * their events from now on.
+   */
   onModuleInit(): void {
     const { url, exchange } = this.config.events;
     if (url) {
@@ -147,30 +173,45 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
       if (!instance || typeof instance !== 'object' || !wrapper.isDependencyTreeStatic()) continue;
       const prototype = Object.getPrototypeOf(instance) as object;
       for (const method of this.scanner.getAllMethodNames(prototype)) {
-        const handler = instance[method] as EventHandlerMethod<object>;
-        const type = this.reflector.get<IntegrationEventType | undefined>(EVENT_HANDLER, handler);
-        if (type)
+        const name = `${instance.constructor.name}.${method}`;
+        const target = instance[method] as (...args: never[]) => unknown;
+        const handler = this.reflector.get<EventHandlerMetadata | undefined>(EVENT_HANDLER, target);
+        const handle = (target as EventHandlerMethod<object>).bind(instance);
+        if (handler?.phase === 'in-transaction') this.outbox.handleInTransaction(handler.type, handle);
+        else if (handler) this.consumers.push(this.handlerConsumer(name, handler.type, handle));
+        const reaction = this.reflector.get<BatchedReactionOptions | undefined>(
+          BATCHED_REACTION,
+          target,
+        );
+        if (reaction)
           this.consumers.push(
-            this.handlerConsumer(
-              `${instance.constructor.name}.${method}`,
-              type,
-              handler.bind(instance),
+            this.reactionConsumer(
+              name,
+              reaction,
+              (target as BatchedReactionMethod).bind(instance),
             ),
           );
       }
     }
-    if (this.consumers.length > 0) this.outbox.enable();
+    if (this.consumers.some((consumer) => consumer.readsOutbox)) this.outbox.enable();
   }
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.consumers.length === 0) return;
-    const names = this.consumers.map((consumer) => consumer.name);
+    const readers = this.consumers.filter((consumer) => consumer.readsOutbox);
+    const names = readers.map((consumer) => consumer.name);
     await this.unitOfWork.write((manager) => this.store.addCheckpoints(manager, names));
     for (const consumer of this.consumers) this.wakeups.set(consumer.name, new Wakeup());
-    this.stopListening = this.outbox.onCommitted(() => {
-      for (const wakeup of this.wakeups.values()) wakeup.wake();
-    });
+    const wake = (hears: (consumer: Consumer) => boolean) => () => {
+      for (const consumer of this.consumers)
+        if (hears(consumer)) this.wakeups.get(consumer.name)!.wake();
+    };
+    this.stopListening.push(
+      this.outbox.onCommitted((routingKeys) => wake((consumer) => consumer.hears(routingKeys))()),
+      this.reactions.onStarted(wake((consumer) => !consumer.readsOutbox)),
+    );
     for (const consumer of this.consumers) this.loops.push(this.run(consumer));
+    if (readers.length === 0) return;
     const { retentionMs } = this.config.events;
     this.purgeTimer = setInterval(
       () => void this.purge(names),
@@ -183,7 +224,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
   async onModuleDestroy(): Promise<void> {
     this.stopping = true;
     this.stop();
-    this.stopListening?.();
+    for (const stopListening of this.stopListening) stopListening();
     clearInterval(this.purgeTimer);
     for (const wakeup of this.wakeups.values()) wakeup.wake();
     await Promise.all(this.loops);
@@ -196,7 +237,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
     while (!this.stopping) {
       let more = false;
       try {
-        await this.givePositions();
+        if (consumer.readsOutbox) await this.givePositions();
         more = await consumer.step();
         failures = 0;
       } catch (error) {
@@ -241,6 +282,8 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
     };
     return {
       name: BROKER,
+      readsOutbox: true,
+      hears: () => true,
       step: async () => {
         // While the broker is away, the outbox is not read: nothing could be published.
         if (!(await broker.connected(this.config.events.pollMs))) return false;
@@ -275,46 +318,120 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
     };
   }
 
+  /**
+   * An after-commit handler: each step handles the next events of its kind, up to HANDLER_BATCH, in
+   * one transaction that also moves its checkpoint past them (or, when none is left, to the last
+   * position given). A step that fails is rolled back, and the next ones take a single event until one
+   * goes through, so the events before a failing one are handled and only it waits.
+   */
   private handlerConsumer(
     name: string,
     type: IntegrationEventType,
     handle: EventHandlerMethod<object>,
   ): Consumer {
+    const routingKeys = [type.routingKey];
+    let limit = HANDLER_BATCH;
     // The event being handled, and the one the last step failed on.
     let current: string | undefined;
     let failedOn: string | undefined;
     return {
       name,
-      // One event of its kind a step, in the transaction that moves its checkpoint past it.
-      step: () =>
-        this.unitOfWork
-          .write(async (manager) => {
-            const position = await this.store.claim(manager, name);
-            if (position === undefined) return false;
-            const events = await this.store.after(manager, position, HANDLER_BATCH);
-            const next = events.find((event) => event.routingKey === type.routingKey);
-            const reached = next ?? events.at(-1);
-            if (!reached) return false;
-            current = next?.id;
-            if (next) await handle(this.received(next, type), manager);
-            await this.store.advance(manager, name, reached.position);
-            return true;
-          })
-          .then((more) => {
-            // Counted once its step committed.
-            if (current !== undefined) this.metrics.handled.inc({ handler: name });
-            if (failedOn !== undefined)
-              this.logger.log(`${name} goes on: event ${failedOn} is handled.`);
-            failedOn = current = undefined;
-            return more;
-          }),
+      readsOutbox: true,
+      hears: (committed) => committed.has(type.routingKey),
+      step: async () => {
+        const { handled, more } = await this.unitOfWork.write(async (manager, publish) => {
+          const position = await this.store.claim(manager, name);
+          if (position === undefined) return { handled: [], more: false };
+          const given = await this.store.lastGiven(manager);
+          const events = await this.store.ofKinds(manager, position, routingKeys, limit);
+          for (const event of events) {
+            current = event.id;
+            await handle(this.received(event, type), manager, publish);
+          }
+          const full = events.length === limit;
+          const reached = full ? events.at(-1)!.position : given;
+          if (reached > position) await this.store.advance(manager, name, reached);
+          return { handled: events, more: full };
+        });
+        // Counted once its step committed.
+        const now = Date.now();
+        for (const event of handled) {
+          this.metrics.handled.inc({ handler: name });
+          this.metrics.handlerLatency.observe(
+            { handler: name },
+            Math.max(0, now - event.time.getTime()) / 1000,
+          );
+        }
+        if (failedOn !== undefined && handled.some((event) => event.id === failedOn)) {
+          this.logger.log(`${name} goes on: event ${failedOn} is handled.`);
+          failedOn = undefined;
+        }
+        if (handled.length > 0) limit = Math.min(HANDLER_BATCH, limit * 2);
+        current = undefined;
+        return more;
+      },
       failed: (error) => {
         this.metrics.handlerFailures.inc({ handler: name });
+        limit = 1;
         // Once an event: it is tried again until it is handled, its successors waiting.
         if (failedOn === current && current !== undefined) return;
         failedOn = current;
+        current = undefined;
         this.logger.warn(
-          `${name} failed on event ${current ?? '(reading the outbox)'}; it is run again after a pause, and this handler's later events wait: ${(error as Error).message}`,
+          `${name} failed on event ${failedOn ?? '(reading the outbox)'}; it is run again after a pause, and this handler's later events wait: ${(error as Error).message}`,
+        );
+      },
+    };
+  }
+
+  /**
+   * A batched reaction: while its run has a checkpoint, each step runs one batch in a transaction that
+   * moves the checkpoint past the batch's last key, or ends the run. A batch that takes more than a
+   * quarter of DATABASE_TIMEOUT_MS halves the next one, one under a sixteenth doubles it (up to its
+   * size), and a failed one is tried again after a pause at half the size: no batch outlives the time
+   * bound of a unit for long, whatever the rows cost.
+   */
+  private reactionConsumer(
+    name: string,
+    { batchSize = REACTION_BATCH }: BatchedReactionOptions,
+    react: BatchedReactionMethod,
+  ): Consumer {
+    const checkpoint = reactionCheckpoint(name);
+    const slowMs = this.config.databaseTimeoutMs / 4;
+    const fastMs = this.config.databaseTimeoutMs / 16;
+    let limit = batchSize;
+    let failing = false;
+    return {
+      name,
+      readsOutbox: false,
+      hears: () => false,
+      step: async () => {
+        const started = performance.now();
+        const outcome = await this.unitOfWork.write(async (manager, publish) => {
+          const after = await this.store.claim(manager, checkpoint);
+          if (after === undefined) return 'idle';
+          const last = await react({ after, limit, manager, publish });
+          if (last === undefined) await this.store.remove(manager, checkpoint);
+          else if (last > after) await this.store.advance(manager, checkpoint, last);
+          else throw new Error(`The batch after ${after} returned ${last}: no key past it.`);
+          return last === undefined ? 'done' : 'more';
+        });
+        if (outcome === 'idle') return false;
+        const ms = performance.now() - started;
+        this.metrics.reactionBatches.inc({ reaction: name });
+        if (ms > slowMs) limit = Math.max(1, Math.floor(limit / 2));
+        else if (ms < fastMs) limit = Math.min(batchSize, limit * 2);
+        if (failing) this.logger.log(`${name} goes on, at most ${limit} keys a batch.`);
+        failing = false;
+        return outcome === 'more';
+      },
+      failed: (error) => {
+        this.metrics.reactionFailures.inc({ reaction: name });
+        limit = Math.max(1, Math.floor(limit / 2));
+        if (failing) return;
+        failing = true;
+        this.logger.warn(
+          `${name} failed on a batch; it is run again after a pause, at most ${limit} keys a batch: ${(error as Error).message}`,
         );
       },
     };
@@ -351,7 +468,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
     const registers = [registry];
     const backlogs = () =>
       Promise.all(
-        this.consumers.map(async ({ name }) => ({
+        this.consumers.filter((consumer) => consumer.readsOutbox).map(async ({ name }) => ({
           name,
           backlog: await this.unitOfWork.read((manager) => this.store.backlog(manager, name)),
         })),
@@ -414,6 +531,25 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
         name: 'event_handler_failures_total',
         help: 'Failed steps of each in-process handler; the event is handled again after a pause.',
         labelNames: ['handler'],
+        registers,
+      }),
+      handlerLatency: new Histogram({
+        name: 'events_handler_latency_seconds',
+        help: "From an event's change to the commit of the after-commit handler's step that handled it.",
+        labelNames: ['handler'],
+        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+        registers,
+      }),
+      reactionBatches: new Counter({
+        name: 'event_reaction_batches_total',
+        help: 'Batches each batched reaction committed.',
+        labelNames: ['reaction'],
+        registers,
+      }),
+      reactionFailures: new Counter({
+        name: 'event_reaction_failures_total',
+        help: 'Failed batches of each batched reaction; the batch is run again after a pause, smaller.',
+        labelNames: ['reaction'],
         registers,
       }),
     };

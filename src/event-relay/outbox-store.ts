@@ -35,6 +35,16 @@ function dateOf(value: unknown): Date {
   return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text.replace(' ', 'T')}Z`);
 }
 
+/** Events as read from the outbox's rows. */
+const storedEvents = (rows: readonly Row[]): StoredEvent[] =>
+  rows.map((row) => ({
+    position: Number(row.position),
+    id: String(row.event_id),
+    routingKey: String(row.routing_key),
+    time: dateOf(row.time),
+    body: String(row.body),
+  }));
+
 /**
  * The outbox's statements. Events get their `position` after they commit, in order (a transaction's
  * events in the order they committed: each takes its sequence under the transaction's row lock, so
@@ -124,17 +134,41 @@ export class OutboxStore {
 
   /** Up to `limit` events past `position`, in order. */
   async after(manager: EntityManager, position: number, limit: number): Promise<StoredEvent[]> {
-    const rows = await manager.query<Row[]>(
-      `SELECT position, event_id, routing_key, time, ${this.bodyText} AS body FROM ${this.outbox} WHERE position > ? ORDER BY position LIMIT ${limit}`,
-      [position],
+    return storedEvents(
+      await manager.query<Row[]>(
+        `SELECT position, event_id, routing_key, time, ${this.bodyText} AS body FROM ${this.outbox} WHERE position > ? ORDER BY position LIMIT ${limit}`,
+        [position],
+      ),
     );
-    return rows.map((row) => ({
-      position: Number(row.position),
-      id: String(row.event_id),
-      routingKey: String(row.routing_key),
-      time: dateOf(row.time),
-      body: String(row.body),
-    }));
+  }
+
+  /** Up to `limit` events with one of `routingKeys` past `position`, in order. */
+  async ofKinds(
+    manager: EntityManager,
+    position: number,
+    routingKeys: readonly string[],
+    limit: number,
+  ): Promise<StoredEvent[]> {
+    return storedEvents(
+      await manager.query<Row[]>(
+        `SELECT position, event_id, routing_key, time, ${this.bodyText} AS body FROM ${this.outbox} WHERE position > ? AND routing_key IN (${placeholders(routingKeys)}) ORDER BY position LIMIT ${limit}`,
+        [position, ...routingKeys],
+      ),
+    );
+  }
+
+  /** The last position given: every event up to it has one (in the reading transaction's view). */
+  async lastGiven(manager: EntityManager): Promise<number> {
+    const [row] = await manager.query<Row[]>(
+      `SELECT position FROM ${this.checkpoints} WHERE consumer = ?`,
+      [POSITIONS],
+    );
+    return Number(row?.position ?? 0);
+  }
+
+  /** Removes a checkpoint: a reaction's run is over. */
+  async remove(manager: EntityManager, consumer: string): Promise<void> {
+    await manager.query(`DELETE FROM ${this.checkpoints} WHERE consumer = ?`, [consumer]);
   }
 
   async advance(manager: EntityManager, consumer: string, position: number): Promise<void> {

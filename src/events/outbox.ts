@@ -6,12 +6,20 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { type ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { type Write } from '../common/statement';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { formatWireDate } from '../wire';
 import { cloudEventJson } from './cloud-event';
 import { EventCheckpointEntity, OutboxEventEntity } from './entities';
-import { type IntegrationEvent } from './integration-event';
+import { type EventHandlerMethod, type ReceivedEvent } from './event-handler.decorator';
+import { type IntegrationEvent, type IntegrationEventType } from './integration-event';
 
 /** The checkpoint row that holds the last position given: not a consumer. */
 export const POSITIONS = '~positions';
+
+/**
+ * How deep in-transaction handlers may publish events that other in-transaction handlers hear: past
+ * this, they publish in a cycle, and the change is refused rather than run forever.
+ */
+const MAX_CASCADE = 8;
 
 /** The trace context of the active span (W3C `traceparent`), when tracing is on. */
 function activeTraceparent(): string | undefined {
@@ -20,16 +28,29 @@ function activeTraceparent(): string | undefined {
   return carrier.traceparent;
 }
 
+/** An event of a unit of work given its CloudEvents id: what its handlers and consumers all see. */
+export interface PreparedEvent {
+  readonly event: IntegrationEvent;
+  readonly id: string;
+  readonly traceparent?: string;
+}
+
+/** The handlers of one kind of event that run inside the publishing change's transaction. */
+type InTransactionHandler = EventHandlerMethod<object>;
+
 /**
- * Where units of work write the events of the changes they commit, in the same transaction: an event
- * exists exactly when its change committed. It is on when the service publishes to a broker
- * (EVENTS_URL) or a module handles events in process; off, it writes nothing and costs nothing.
- * Modules never call it: they hand their events to the unit of work they commit with.
+ * Where units of work hand the events of the changes they commit, in the same transaction: each is
+ * given its id, heard by the in-transaction handlers of its kind (which may write and publish with the
+ * change), and stored in the outbox, so that it exists exactly when its change committed. The outbox
+ * is on when something consumes it after commit (a broker, EVENTS_URL, or an after-commit handler);
+ * off, it writes nothing and costs nothing. Modules never call it: they hand their events to the unit
+ * of work they commit with.
  */
 @Injectable()
 export class Outbox {
   private active: boolean;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(routingKeys: ReadonlySet<string>) => void>();
+  private readonly inTransaction = new Map<string, InTransactionHandler[]>();
   private readonly insertSql: string;
   private readonly timeColumn: ColumnMetadata;
   private readonly source: string;
@@ -58,7 +79,7 @@ export class Outbox {
     }`;
   }
 
-  /** Whether units write their events: a broker or an in-process handler takes them. */
+  /** Whether units write their events: a broker or an after-commit handler takes them. */
   get enabled(): boolean {
     return this.active;
   }
@@ -70,7 +91,7 @@ export class Outbox {
 
   /**
    * For a command (the import), which loads no handler: turns it on when the service's consumers have
-   * checkpoints, so the service's in-process handlers hear of the command's changes too.
+   * checkpoints, so the service's after-commit handlers hear of the command's changes too.
    */
   async enableIfConsumed(): Promise<void> {
     if (this.active) return;
@@ -82,40 +103,97 @@ export class Outbox {
     if (row) this.active = true;
   }
 
-  /** Calls `listener` after each commit that wrote events; returns what stops it. */
-  onCommitted(listener: () => void): () => void {
+  /** Registers a handler run inside the transaction of each change that publishes `type`. */
+  handleInTransaction(type: IntegrationEventType, handler: InTransactionHandler): void {
+    const handlers = this.inTransaction.get(type.type) ?? [];
+    this.inTransaction.set(type.type, [...handlers, handler]);
+  }
+
+  /** Whether an in-transaction handler hears any of `events`. */
+  heardInTransaction(events: readonly IntegrationEvent[]): boolean {
+    return (
+      this.inTransaction.size > 0 && events.some((event) => this.inTransaction.has(event.type.type))
+    );
+  }
+
+  /** Calls `listener` after each commit that stored events, with their routing keys; returns what stops it. */
+  onCommitted(listener: (routingKeys: ReadonlySet<string>) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  /** The writes that store `events` in a statement unit; none when it is off. */
-  writes(events: readonly IntegrationEvent[]): Write[] {
-    if (!this.active || events.length === 0) return [];
+  /** Gives each event its id, as it will be stored and delivered. */
+  prepare(events: readonly IntegrationEvent[]): PreparedEvent[] {
+    if (events.length === 0) return [];
     const traceparent = activeTraceparent();
-    return events.map((event) => {
-      const id = randomUUID();
-      return {
-        sql: this.insertSql,
-        parameters: [
-          id,
-          event.type.routingKey,
-          this.dataSource.driver.preparePersistentValue(event.time, this.timeColumn),
-          cloudEventJson(event, { id, source: this.source, traceparent }),
-        ],
-        rows: 1,
-      };
-    });
+    return events.map((event) => ({ event, id: randomUUID(), traceparent }));
+  }
+
+  /**
+   * Prepares `events` and has the in-transaction handlers of each hear it, in the transaction
+   * `manager` runs; what they publish is prepared and heard in turn, after the events before it.
+   * Resolves with every event the unit commits.
+   */
+  async settle(manager: EntityManager, events: readonly IntegrationEvent[]): Promise<PreparedEvent[]> {
+    const settled: PreparedEvent[] = [];
+    const queue = this.prepare(events).map((prepared) => ({ prepared, depth: 0 }));
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const { prepared, depth } = next;
+      settled.push(prepared);
+      for (const handler of this.inTransaction.get(prepared.event.type.type) ?? []) {
+        const published: IntegrationEvent[] = [];
+        await handler(this.received(prepared), manager, (event) => {
+          published.push(event);
+        });
+        if (published.length > 0 && depth + 1 > MAX_CASCADE)
+          throw new Error(
+            `In-transaction handlers published events that they hear again, ${MAX_CASCADE} deep: a cycle (${prepared.event.type.type}).`,
+          );
+        queue.push(...this.prepare(published).map((event) => ({ prepared: event, depth: depth + 1 })));
+      }
+    }
+    return settled;
+  }
+
+  /** The event as an in-transaction handler hears it: its data as the publisher gave it. */
+  private received({ event, id, traceparent }: PreparedEvent): ReceivedEvent {
+    return {
+      id,
+      type: event.type.type,
+      source: this.source,
+      ...(event.subject !== undefined && { subject: event.subject }),
+      time: formatWireDate(event.time),
+      ...(traceparent && { traceparent }),
+      data: event.data,
+    };
+  }
+
+  /** The writes that store `events` in a statement unit; none when it is off. */
+  writes(events: readonly PreparedEvent[]): Write[] {
+    if (!this.active) return [];
+    return events.map(({ event, id, traceparent }) => ({
+      sql: this.insertSql,
+      parameters: [
+        id,
+        event.type.routingKey,
+        this.dataSource.driver.preparePersistentValue(event.time, this.timeColumn),
+        cloudEventJson(event, { id, source: this.source, traceparent }),
+      ],
+      rows: 1,
+    }));
   }
 
   /** Stores `events` in the transaction `manager` runs; how many it stored (none when it is off). */
-  async insert(manager: EntityManager, events: readonly IntegrationEvent[]): Promise<number> {
+  async insert(manager: EntityManager, events: readonly PreparedEvent[]): Promise<number> {
     const writes = this.writes(events);
     for (const { sql, parameters } of writes) await manager.query(sql, [...parameters]);
     return writes.length;
   }
 
-  /** Tells the relay that events committed. */
-  committed(): void {
-    for (const listener of this.listeners) listener();
+  /** Tells the relay that `events` committed (stored, when it is on). */
+  committed(events: readonly PreparedEvent[]): void {
+    if (!this.active || events.length === 0) return;
+    const routingKeys = new Set(events.map(({ event }) => event.type.routingKey));
+    for (const listener of this.listeners) listener(routingKeys);
   }
 }

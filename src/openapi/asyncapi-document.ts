@@ -3,7 +3,8 @@ import { type OpenAPIObject } from '@nestjs/swagger';
 import { type Request, type Response } from 'express';
 import { type AppConfig } from '../config/app-config';
 import { CLOUD_EVENT_MEDIA_TYPE, cloudEventJson } from '../events/cloud-event';
-import { declaredIntegrationEvents, type IntegrationEventType } from '../events/integration-event';
+import { type IntegrationEventType } from '../events/integration-event';
+import { publishedEvents } from '../events/module-events';
 import { wireModelOf } from '../wire';
 import { canonical, createOpenApiDocument, reachable } from './openapi-document';
 
@@ -229,7 +230,7 @@ function message(event: IntegrationEventType, source: string): Json {
 }
 
 /**
- * The AsyncAPI 3.0 document of the integration events every loaded module declared: one channel per
+ * The AsyncAPI 3.0 document of the integration events the application's modules publish (@Publishes): one channel per
  * routing key on the topic exchange, one message per kind (the CloudEvent, with an example as the
  * service publishes it), one `send` operation per channel. The data schemas are those of the OpenAPI
  * document, from the same wire models. Deterministic, so it can be committed.
@@ -239,7 +240,7 @@ export function createAsyncApiDocument(
   config: AppConfig,
   version: string,
 ): AsyncApiDocument {
-  const events = declaredIntegrationEvents();
+  const events = publishedEvents(app);
   const openApi = createOpenApiDocument(
     app,
     config,

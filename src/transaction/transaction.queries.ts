@@ -92,6 +92,7 @@ class MembersById<F extends string> {
 export class TransactionQueries {
   private readonly agentChains: MembersById<AgentChainField>;
   private readonly amounts: MembersById<AmountField>;
+  private readonly idsAfterSql: string;
 
   constructor(
     private readonly unitOfWork: UnitOfWork,
@@ -99,6 +100,24 @@ export class TransactionQueries {
   ) {
     this.agentChains = new MembersById(dataSource, AGENT_CHAIN_FIELDS);
     this.amounts = new MembersById(dataSource, AMOUNT_FIELDS);
+    const escape = (name: string) => dataSource.driver.escape(name);
+    const transactions = dataSource.getMetadata(TransactionEntity);
+    const key = escape(transactions.findColumnWithPropertyName('transaction_id')!.databaseName);
+    this.idsAfterSql = `SELECT ${key} AS id FROM ${escape(transactions.tableName)} WHERE ${key} > ? ORDER BY ${key} LIMIT ?`;
+  }
+
+  /**
+   * The ids of up to `limit` transactions after the id `after`, ascending: for a module that walks
+   * every transaction a batch at a time (a batched reaction), by the primary key's order.
+   */
+  async idsAfter(after: number, limit: number): Promise<number[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw new RangeError(`A batch of transaction ids takes a positive whole number, not ${limit}.`);
+    const [rows] = await this.unitOfWork.readStatements(
+      [{ sql: this.idsAfterSql, parameters: [after, limit] }],
+      { replica: true },
+    );
+    return rows.map((row) => Number(row.id));
   }
 
   /** The transaction's agent chain, or undefined when there is no transaction by that id. */

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 /** The repository root; the built service and import command live under dist/ (the test command builds it). */
 export const REPO_ROOT = join(__dirname, '..', '..');
 export const SERVICE_MAIN = join(REPO_ROOT, 'dist', 'src', 'main.js');
+/** The built service with the reacting test module mounted (test/support/reacting-main.ts). */
+export const REACTING_MAIN = join(REPO_ROOT, 'dist', 'test', 'support', 'reacting-main.js');
 export const IMPORT_MAIN = join(REPO_ROOT, 'dist', 'src', 'data-import', 'main.js');
 
 /** Variables of this service that a child must not inherit from the test run by accident. */
@@ -153,9 +155,17 @@ export class ServiceProcess {
     );
   }
 
-  static start(options: { cwd: string; env: Record<string, string> }): Promise<ServiceProcess> {
+  /**
+   * Starts the built service; `main` is the reacting test module's entry unless a suite's subject is
+   * src/main.ts itself.
+   */
+  static start(options: {
+    cwd: string;
+    env: Record<string, string>;
+    main?: string;
+  }): Promise<ServiceProcess> {
     return freePort().then((port) => {
-      const child = spawn(process.execPath, [SERVICE_MAIN], {
+      const child = spawn(process.execPath, [options.main ?? REACTING_MAIN], {
         cwd: options.cwd,
         env: childEnvironment({ PORT: String(port), ...options.env }),
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,6 +9,7 @@ import { ImportService } from '../../src/data-import/import.service';
 import { RequirementDto } from '../../src/requirement/dto/requirement.dto';
 import { TransactionDto } from '../../src/transaction/dto/transaction.dto';
 import { JsonCodec } from '../../src/wire';
+import { CommissionModule } from './commission/commission.module';
 import {
   createTestDatabase,
   type DatabaseKind,
@@ -18,6 +19,15 @@ import {
 
 export type Environment = Record<string, string>;
 
+export interface StartOptions {
+  /**
+   * Whether the reacting test module (CommissionModule) is mounted: it is in every suite, so that
+   * each proves the service with a module that reacts to events and publishes its own. Off only where
+   * a suite's subject is a service with nothing registered.
+   */
+  readonly reactor?: boolean;
+}
+
 /** The service listening on a loopback port, on one test database. */
 export class RunningApp {
   private constructor(
@@ -26,11 +36,15 @@ export class RunningApp {
     readonly baseUrl: string,
   ) {}
 
-  /** `modules`: mounted beside the service's own, as a suite mounts a module of its own. */
+  /**
+   * `modules`: mounted beside the service's own and the reacting test module, as a suite mounts a
+   * module of its own.
+   */
   static async start(
     databaseUrl: string,
     env: Environment = {},
-    modules?: ModuleMetadata['imports'],
+    modules: ModuleMetadata['imports'] = [],
+    { reactor = true }: StartOptions = {},
   ): Promise<RunningApp> {
     const config = loadAppConfig({
       DATABASE_URL: databaseUrl,
@@ -41,7 +55,10 @@ export class RunningApp {
       AUTH_MODE: 'none',
       ...env,
     });
-    const app = await createApp(config, { logger: false, modules });
+    const app = await createApp(config, {
+      logger: false,
+      modules: reactor ? [CommissionModule, ...modules] : modules,
+    });
     await app.listen(0, '127.0.0.1');
     const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
     return new RunningApp(app, config, `http://127.0.0.1:${port}`);
@@ -109,8 +126,10 @@ export class SuiteContext {
     return this.running.http;
   }
 
-  async restart(env: Environment = {}): Promise<void> {
+  /** Stops the service, runs `meanwhile` (on a stopped service's data), and starts a new one. */
+  async restart(env: Environment = {}, meanwhile?: () => Promise<void>): Promise<void> {
     await this.running.close();
+    await meanwhile?.();
     this.running = await RunningApp.start(this.database.url, { ...this.env, ...env });
   }
 }

@@ -1,0 +1,164 @@
+import { DataSource } from 'typeorm';
+import { ExactDecimal } from '../src/wire';
+import { CommissionLedger, splitsOf } from './support/commission/commission-ledger';
+import {
+  COMMISSION_SPLITS_CHANGED,
+  COMMISSIONS_RECOMPUTED,
+  type CommissionsRecomputedDto,
+} from './support/commission/commission.events';
+import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { Scenario } from './support/scenario';
+import { describeOnEachDatabase } from './support/test-app';
+
+const UPDATE = '/api/Transaction/UpdateAgents';
+const SELLING_PRICE = 2850000.5;
+
+/**
+ * The reacting test module every suite mounts (test/support/commission): it keeps commission splits
+ * from the transaction module's events, through its door, and publishes its own. What a module the
+ * team adds can count on.
+ */
+describeOnEachDatabase('a module that reacts to events and publishes its own', (context) => {
+  const ledger = () => context.running.app.get(CommissionLedger);
+  const storedSplits = (transactionId: number) =>
+    ledger().splitsOf(context.running.app.get(DataSource).manager, transactionId);
+  const scenario = () => new Scenario(() => context.running.app);
+  /** An event's data as JSON has it: its exact decimals as numbers. */
+  const asJson = (data: object): unknown =>
+    JSON.parse(
+      JSON.stringify(data, (_, value: unknown) =>
+        value instanceof ExactDecimal ? value.toNumber() : value,
+      ),
+    );
+
+  beforeAll(async () => {
+    await context.running.seed({ requirements: CATALOGUE, transactions: [transactionRecord(1)] });
+  });
+
+  it("recomputes a transaction's splits from the event's chain and the door's amounts, and publishes them whole", async () => {
+    const event = await scenario()
+      .stimulate(() =>
+        context.http
+          .post(UPDATE)
+          .send({ transaction_id: 1, financetype: 'Cash', salesagentid: 97, brokerid: null })
+          .expect(204),
+      )
+      .andWaitForEventOfType(COMMISSION_SPLITS_CHANGED)
+      .matching((received) => received.subject === '1')
+      .toArrive();
+    const read = await context.http.get('/api/Transaction/GetTransaction/1').expect(200);
+    const expected = splitsOf(read.body as Record<string, number>, SELLING_PRICE);
+    expect(expected.map((split) => split.role)).not.toContain('brokerid');
+    expect(expected).toContainEqual({
+      role: 'salesagentid',
+      agent_id: 97,
+      rate: 0.03,
+      amount: 85500.02,
+    });
+    expect(asJson(event.data)).toEqual({
+      transaction_id: 1,
+      row_version: Number(/\.(\d+)"$/.exec(read.headers.etag as string)![1]),
+      splits: expected,
+    });
+    expect(await storedSplits(1)).toEqual(
+      [...expected].sort((a, b) => a.role!.localeCompare(b.role!)),
+    );
+  });
+
+  it('publishes nothing for a change that is refused or changes nothing', async () => {
+    await context.running.seed({ transactions: [transactionRecord(2, { locked: true })] });
+    const refused = await scenario()
+      .stimulate(async () => {
+        await context.http
+          .post(UPDATE)
+          .send({ transaction_id: 2, financetype: 'Cash', brokerid: 5 })
+          .expect(409);
+        await context.http
+          .post(UPDATE)
+          .set('If-Match', '"1.99"')
+          .send({ transaction_id: 1, financetype: 'Cash', brokerid: 5 })
+          .expect(412);
+        await context.http
+          .post(UPDATE)
+          .send({ transaction_id: 1, financetype: 'Cash', salesagentid: 97 })
+          .expect(204);
+      })
+      .andWaitForEventOfType(COMMISSION_SPLITS_CHANGED)
+      .allWithin(1000);
+    expect(refused).toEqual([]);
+  });
+
+  it('recomputes every imported transaction in bounded batches, each committed with its checkpoint', async () => {
+    const ids = Array.from({ length: 1200 }, (_, index) => 1001 + index);
+    const batches = await scenario()
+      .stimulate(() =>
+        context.running.seed({ transactions: ids.map((id) => transactionRecord(id)) }),
+      )
+      .andWaitForEventOfType(COMMISSIONS_RECOMPUTED)
+      .toArriveUntil(
+        (events) => events.some((event) => event.data.transaction_id_to === 2200),
+        60_000,
+      );
+    expectPartition(
+      batches.map((event) => event.data),
+      ids,
+      500,
+    );
+    for (const id of [1001, 1500, 2200]) expect(await storedSplits(id)).toHaveLength(7);
+  });
+
+  it('goes on from its checkpoint after a restart, doing no batch twice', async () => {
+    const ids = Array.from({ length: 3000 }, (_, index) => 10_001 + index);
+    await scenario()
+      .stimulate(() =>
+        context.running.seed({ transactions: ids.map((id) => transactionRecord(id)) }),
+      )
+      .andWaitForEventOfType(COMMISSIONS_RECOMPUTED)
+      .toArriveUntil(
+        (events) => events.some((event) => event.data.transaction_id_to === 13_000),
+        60_000,
+      );
+    // A run an instance left half done when it stopped: its checkpoint, past 11,500.
+    const options = context.running.app.get(DataSource).options;
+    const leaveHalfDone = async () => {
+      const left = new DataSource({ ...options, migrationsRun: false });
+      await left.initialize();
+      try {
+        await left.query('DELETE FROM commission_split WHERE transaction_id > ?', [11_500]);
+        await left.query('INSERT INTO event_checkpoint (consumer, position) VALUES (?, ?)', [
+          'reaction:CommissionLedger.recompute',
+          11_500,
+        ]);
+      } finally {
+        await left.destroy();
+      }
+    };
+    const resumed = await scenario()
+      .stimulate(() => context.restart({}, leaveHalfDone))
+      .andWaitForEventOfType(COMMISSIONS_RECOMPUTED)
+      .toArriveUntil(
+        (events) => events.some((event) => event.data.transaction_id_to === 13_000),
+        60_000,
+      );
+    expectPartition(
+      resumed.map((event) => event.data),
+      ids.filter((id) => id > 11_500),
+      500,
+    );
+    expect(await storedSplits(11_501)).toHaveLength(7);
+    expect(await storedSplits(13_000)).toHaveLength(7);
+  });
+});
+
+/** The batches' ranges, in order: they must cover `ids` once each, none larger than `size`. */
+export function expectPartition(
+  batches: readonly CommissionsRecomputedDto[],
+  ids: readonly number[],
+  size: number,
+): void {
+  const covered = batches.flatMap(({ transaction_id_from, transaction_id_to }) =>
+    ids.filter((id) => id >= transaction_id_from! && id <= transaction_id_to!),
+  );
+  expect(covered).toEqual(ids);
+  for (const batch of batches) expect(batch.transactions).toBeLessThanOrEqual(size);
+}

@@ -1,0 +1,166 @@
+import { Injectable } from '@nestjs/common';
+import { type EntityManager } from 'typeorm';
+import { type DataImportedDto, DATA_IMPORTED } from '../../../src/data-import';
+import { BatchedReaction, type ReactionBatch } from '../../../src/events/batched-reaction';
+import {
+  OnIntegrationEvent,
+  type ReceivedEvent,
+} from '../../../src/events/event-handler.decorator';
+import { type Publish } from '../../../src/events/integration-event';
+import { BatchedReactions } from '../../../src/event-relay/batched-reactions';
+import {
+  AGENTS_CHANGED,
+  type AgentChain,
+  type AgentsChangedDto,
+  TransactionQueries,
+} from '../../../src/transaction';
+import {
+  COMMISSION_SPLITS_CHANGED,
+  COMMISSIONS_RECOMPUTED,
+  type CommissionSplitDto,
+} from './commission.events';
+
+/** The commission rate of each role of the agent chain, of the selling price. */
+export const COMMISSION_RATES = {
+  brokerid: 0.01,
+  directorid: 0.005,
+  directorid_recruit: 0.0025,
+  managerid: 0.005,
+  managerid_recruit: 0.0025,
+  salesagentid: 0.03,
+  salesagentid_recruit: 0.0025,
+} as const satisfies Partial<Record<keyof AgentChain, number>>;
+
+type Role = keyof typeof COMMISSION_RATES;
+const ROLES = Object.keys(COMMISSION_RATES) as Role[];
+
+/** The splits of a chain at a selling price: one per role with an agent. */
+export function splitsOf(
+  chain: Partial<AgentChain>,
+  sellingprice: number | null,
+): CommissionSplitDto[] {
+  return ROLES.filter((role) => chain[role] != null).map((role) => ({
+    role,
+    agent_id: chain[role] as number,
+    rate: COMMISSION_RATES[role],
+    amount:
+      sellingprice === null ? null : Math.round(sellingprice * COMMISSION_RATES[role] * 100) / 100,
+  }));
+}
+
+/** Its table; a module's own table comes from its migrations, this test module's from its start. */
+export const COMMISSION_SPLIT_TABLE = `CREATE TABLE IF NOT EXISTS commission_split (
+  transaction_id INT NOT NULL,
+  role VARCHAR(32) NOT NULL,
+  agent_id INT NULL,
+  rate DECIMAL(9, 4) NOT NULL,
+  amount DECIMAL(15, 2) NULL,
+  PRIMARY KEY (transaction_id, role)
+)`;
+
+/**
+ * Keeps each transaction's commission splits: recomputed after its agent chain changes (from the
+ * event's chain, and the selling price read through the transaction module's door), and after an
+ * import, a batch of transactions at a time. It publishes what it changed.
+ */
+@Injectable()
+export class CommissionLedger {
+  constructor(
+    private readonly transactions: TransactionQueries,
+    private readonly reactions: BatchedReactions,
+  ) {}
+
+  @OnIntegrationEvent(AGENTS_CHANGED)
+  async agentsChanged(
+    event: ReceivedEvent<AgentsChangedDto>,
+    manager: EntityManager,
+    publish: Publish,
+  ): Promise<void> {
+    const transactionId = event.data.transaction_id!;
+    const amounts = await this.transactions.amountsOf(transactionId);
+    const splits = splitsOf(event.data, amounts?.sellingprice ?? null);
+    await this.store(manager, [transactionId], new Map([[transactionId, splits]]));
+    publish({
+      type: COMMISSION_SPLITS_CHANGED,
+      subject: String(transactionId),
+      time: new Date(),
+      data: { transaction_id: transactionId, row_version: event.data.row_version, splits },
+    });
+  }
+
+  @OnIntegrationEvent(DATA_IMPORTED)
+  async imported(event: ReceivedEvent<DataImportedDto>): Promise<void> {
+    const from = event.data.transaction_id_from;
+    // In this step's transaction: the recomputation starts if, and only if, it commits.
+    if (from != null) await this.reactions.start(CommissionLedger, 'recompute', from - 1);
+  }
+
+  /** Recomputes the splits of every transaction after `after`, a batch at a time. */
+  @BatchedReaction()
+  async recompute({ after, limit, manager, publish }: ReactionBatch): Promise<number | undefined> {
+    const ids = await this.transactions.idsAfter(after, limit);
+    if (ids.length === 0) return undefined;
+    const [chains, amounts] = await Promise.all([
+      this.transactions.agentChainsOf(ids),
+      this.transactions.amountsOf(ids),
+    ]);
+    const splits = new Map(
+      ids.map((id) => [id, splitsOf(chains.get(id) ?? {}, amounts.get(id)?.sellingprice ?? null)]),
+    );
+    await this.store(manager, ids, splits);
+    publish({
+      type: COMMISSIONS_RECOMPUTED,
+      time: new Date(),
+      data: {
+        transaction_id_from: ids[0],
+        transaction_id_to: ids.at(-1)!,
+        transactions: ids.length,
+      },
+    });
+    return ids.length < limit ? undefined : ids.at(-1);
+  }
+
+  /** The stored splits of a transaction, by role. */
+  async splitsOf(manager: EntityManager, transactionId: number): Promise<CommissionSplitDto[]> {
+    const rows = await manager.query<
+      { role: string; agent_id: number; rate: string; amount: string | null }[]
+    >(
+      'SELECT role, agent_id, rate, amount FROM commission_split WHERE transaction_id = ? ORDER BY role',
+      [transactionId],
+    );
+    return rows.map((row) => ({
+      role: row.role,
+      agent_id: Number(row.agent_id),
+      rate: Number(row.rate),
+      amount: row.amount === null ? null : Number(row.amount),
+    }));
+  }
+
+  /** Replaces the splits of `ids` with `splits`, in one DELETE and one INSERT. */
+  private async store(
+    manager: EntityManager,
+    ids: readonly number[],
+    splits: ReadonlyMap<number, readonly CommissionSplitDto[]>,
+  ): Promise<void> {
+    await manager.query(
+      `DELETE FROM commission_split WHERE transaction_id IN (${ids.map(() => '?').join(', ')})`,
+      [...ids],
+    );
+    const rows = ids.flatMap((id) =>
+      (splits.get(id) ?? []).map((split) => [
+        id,
+        split.role,
+        split.agent_id,
+        split.rate,
+        split.amount,
+      ]),
+    );
+    if (rows.length > 0)
+      await manager.query(
+        `INSERT INTO commission_split (transaction_id, role, agent_id, rate, amount) VALUES ${rows
+          .map(() => '(?, ?, ?, ?, ?)')
+          .join(', ')}`,
+        rows.flat(),
+      );
+  }
+}
