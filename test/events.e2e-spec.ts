@@ -1,10 +1,17 @@
 import { DataSource } from 'typeorm';
+import { BatchedReactions } from '../src/event-relay/batched-reactions';
+import { AGENTS_CHANGED } from '../src/transaction';
 import {
+  BARRED_BROKER,
   EventHandlersModule,
   flaky,
   type HandlerCall,
   handlerCalls,
+  NOTIFICATION_SENT,
+  SlowRecount,
+  slowRecount,
 } from './support/event-handlers.module';
+import { Scenario } from './support/scenario';
 import { expectAgentChainAsRead } from './support/event-collector';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -42,15 +49,18 @@ for (const kind of testDatabaseKinds()) {
         database.url,
         { ...HANDLERS, ...env },
         withHandlers ? [EventHandlersModule] : [],
+        { reactor: withHandlers },
       );
       return running;
     };
-    const outboxRows = async () => {
+    const count = async (sql: string, parameters: unknown[] = []) => {
       const [{ n }] = await running!.app
         .get(DataSource)
-        .query<[{ n: number | string }]>('SELECT COUNT(*) AS n FROM event_outbox');
+        .query<[{ n: number | string }]>(sql, parameters);
       return Number(n);
     };
+    const outboxRows = () => count('SELECT COUNT(*) AS n FROM event_outbox');
+    const scenario = () => new Scenario(running!.app);
     const update = (body: object, headers: Record<string, string> = {}) =>
       running!.http
         .post(UPDATE)
@@ -63,6 +73,7 @@ for (const kind of testDatabaseKinds()) {
     beforeEach(() => {
       handlerCalls.length = 0;
       flaky.failuresLeft = 0;
+      slowRecount.msPerKey = 0;
     });
     afterAll(async () => {
       await running?.close();
@@ -233,6 +244,110 @@ for (const kind of testDatabaseKinds()) {
         [2, 3],
       );
       expect(callsOf('AuditTrail', '8')).toHaveLength(2);
+    });
+
+    it('commits what a handler publishes with the step that handled its event, and nothing for a failed step', async () => {
+      const app = await start();
+      await app.seed({ transactions: [transactionRecord(10)] });
+      flaky.failuresLeft = 2;
+      const notifications = scenario()
+        .stimulate(() => update({ transaction_id: 10, brokerid: 44 }).expect(204))
+        .andWaitForEventOfType(NOTIFICATION_SENT)
+        .matching((event) => event.subject === '10');
+      const sent = await notifications.toArrive();
+      expect(sent.data).toEqual({ transaction_id: 10, text: 'Agents changed.' });
+      expect(flaky.failuresLeft).toBe(0);
+      // Two failed steps published theirs too, and rolled them back with the rest.
+      expect(await notifications.allWithin(500)).toHaveLength(1);
+      expect(callsOf('FlakyNotifier', '10')).toHaveLength(1);
+    });
+
+    it("runs an in-transaction handler inside the change's own transaction: its writes commit with it", async () => {
+      const app = await start();
+      await app.seed({ transactions: [transactionRecord(11)] });
+      await update({ transaction_id: 11, managerid: 5 }).expect(204);
+      // No waiting: the change and the handler's row committed together, before the answer.
+      const [guard] = callsOf('ChainGuard', '11');
+      expect(guard.inTransaction).toBe(true);
+      expect(guard.event.data).toMatchObject({ transaction_id: 11, managerid: 5, row_version: 2 });
+      expect(
+        await count(
+          'SELECT COUNT(*) AS n FROM chain_guard_log WHERE transaction_id = ? AND row_version = ?',
+          [11, 2],
+        ),
+      ).toBe(1);
+      // The after-commit handlers hear the same event, by the same id.
+      const [audit] = await eventually(
+        () => callsOf('AuditTrail', '11'),
+        (calls) => calls.length > 0,
+      );
+      expect(audit.event.id).toBe(guard.event.id);
+    });
+
+    it('rolls the change back when an in-transaction handler refuses it: its error, nothing stored, no event', async () => {
+      const app = await start();
+      await app.seed({ transactions: [transactionRecord(12)] });
+      const before = await app.http.get('/api/Transaction/GetTransaction/12').expect(200);
+      const published = scenario()
+        .stimulate(async () => {
+          const refused = await update({ transaction_id: 12, brokerid: BARRED_BROKER }).expect(422);
+          expect(refused.body).toMatchObject({ Message: `The broker ${BARRED_BROKER} is barred.` });
+        })
+        .andWaitForEventOfType(AGENTS_CHANGED);
+      expect(await published.allWithin(500)).toEqual([]);
+      const after = await app.http.get('/api/Transaction/GetTransaction/12').expect(200);
+      expect(after.body).toEqual(before.body);
+      expect(after.headers.etag).toBe(before.headers.etag);
+      expect((await app.http.get('/api/Transaction/GetAgentHistory/12').expect(200)).body).toEqual(
+        [],
+      );
+      expect(
+        await count('SELECT COUNT(*) AS n FROM chain_guard_log WHERE transaction_id = ?', [12]),
+      ).toBe(0);
+      expect(callsOf('AuditTrail', '12')).toEqual([]);
+    });
+
+    it("has in-transaction handlers hear an import inside its transaction, reading its rows through a module's door", async () => {
+      const app = await start();
+      await app.seed({
+        transactions: [transactionRecord(40, { brokerid: 77 }), transactionRecord(41)],
+      });
+      const [guard] = callsOf('ChainGuard').filter(
+        (call) => call.event.type === 'property-sales.data.imported',
+      );
+      expect(guard.inTransaction).toBe(true);
+      expect(guard.event.data).toMatchObject({ transaction_id_from: 40, first_broker: 77 });
+    });
+
+    it('shrinks the batches of a reaction too slow for one transaction until each commits in time', async () => {
+      const app = await start({ DATABASE_TIMEOUT_MS: '400' });
+      const ids = Array.from({ length: 500 }, (_, index) => 2001 + index);
+      await app.seed({ transactions: ids.map((id) => transactionRecord(id)) });
+      slowRecount.msPerKey = 2;
+      await app.app.get(BatchedReactions).start(SlowRecount, 'recount', 2000);
+      const done = await eventually(
+        () => count('SELECT COUNT(*) AS n FROM slow_recount_log WHERE last_id = ?', [2500]),
+        (n) => n > 0,
+        30_000,
+      );
+      expect(done).toBe(1);
+      const batches = await app.app
+        .get(DataSource)
+        .query<{ first_id: number; last_id: number; keys_done: number; ms: number }[]>(
+          'SELECT first_id, last_id, keys_done, ms FROM slow_recount_log ORDER BY first_id',
+        );
+      // Every key once, in order, and no committed batch near the time bound.
+      expect(batches.reduce((keys, batch) => keys + Number(batch.keys_done), 0)).toBe(500);
+      batches.forEach((batch, index) =>
+        expect(Number(batch.first_id)).toBe(
+          index === 0 ? 2001 : Number(batches[index - 1].last_id) + 1,
+        ),
+      );
+      for (const batch of batches) expect(Number(batch.ms)).toBeLessThan(400);
+      const metrics = (await app.http.get('/metrics').expect(200)).text;
+      expect(metrics).toMatch(
+        /event_reaction_failures_total\{reaction="SlowRecount.recount"\} [1-9]/,
+      );
     });
 
     it('purges events every consumer has, once their retention has passed', async () => {

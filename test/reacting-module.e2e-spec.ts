@@ -57,7 +57,7 @@ describeOnEachDatabase('a module that reacts to events and publishes its own', (
     });
     expect(asJson(event.data)).toEqual({
       transaction_id: 1,
-      row_version: Number(/\.(\d+)"$/.exec(read.headers.etag as string)![1]),
+      row_version: Number(/\.(\d+)"$/.exec(read.headers.etag)![1]),
       splits: expected,
     });
     expect(await storedSplits(1)).toEqual(

@@ -229,7 +229,7 @@ export class UnitOfWork {
   ): Promise<Settled<T>> {
     const published: IntegrationEvent[] = [];
     const publish: Publish = (event) => {
-      published.push(event as IntegrationEvent);
+      published.push(event);
     };
     const committed: (() => void)[] = [];
     return this.joined.run({ manager, publish, committed }, async () => {
@@ -254,7 +254,10 @@ export class UnitOfWork {
     const wasActive = state.isTransactionActive;
     state.isTransactionActive = true;
     try {
-      return await this.settled(runner.manager, async (publish) => events.forEach(publish));
+      return await this.settled(runner.manager, (publish) => {
+        events.forEach(publish);
+        return Promise.resolve();
+      });
     } finally {
       state.isTransactionActive = wasActive;
     }

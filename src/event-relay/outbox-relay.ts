@@ -177,7 +177,8 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
         const target = instance[method] as (...args: never[]) => unknown;
         const handler = this.reflector.get<EventHandlerMetadata | undefined>(EVENT_HANDLER, target);
         const handle = (target as EventHandlerMethod<object>).bind(instance);
-        if (handler?.phase === 'in-transaction') this.outbox.handleInTransaction(handler.type, handle);
+        if (handler?.phase === 'in-transaction')
+          this.outbox.handleInTransaction(handler.type, handle);
         else if (handler) this.consumers.push(this.handlerConsumer(name, handler.type, handle));
         const reaction = this.reflector.get<BatchedReactionOptions | undefined>(
           BATCHED_REACTION,
@@ -185,11 +186,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
         );
         if (reaction)
           this.consumers.push(
-            this.reactionConsumer(
-              name,
-              reaction,
-              (target as BatchedReactionMethod).bind(instance),
-            ),
+            this.reactionConsumer(name, reaction, (target as BatchedReactionMethod).bind(instance)),
           );
       }
     }
@@ -468,10 +465,12 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
     const registers = [registry];
     const backlogs = () =>
       Promise.all(
-        this.consumers.filter((consumer) => consumer.readsOutbox).map(async ({ name }) => ({
-          name,
-          backlog: await this.unitOfWork.read((manager) => this.store.backlog(manager, name)),
-        })),
+        this.consumers
+          .filter((consumer) => consumer.readsOutbox)
+          .map(async ({ name }) => ({
+            name,
+            backlog: await this.unitOfWork.read((manager) => this.store.backlog(manager, name)),
+          })),
       ).catch(() => []);
     new Gauge({
       name: 'events_pending',

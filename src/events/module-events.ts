@@ -22,6 +22,6 @@ export function eventsPublishedBy(module: Type): readonly IntegrationEventType[]
 export function publishedEvents(app: INestApplicationContext): IntegrationEventType[] {
   const published = new Set<IntegrationEventType>();
   for (const module of app.get(ModulesContainer).values())
-    for (const type of eventsPublishedBy(module.metatype as Type)) published.add(type);
+    for (const type of eventsPublishedBy(module.metatype)) published.add(type);
   return declaredIntegrationEvents().filter((type) => published.has(type));
 }

@@ -134,7 +134,10 @@ export class Outbox {
    * `manager` runs; what they publish is prepared and heard in turn, after the events before it.
    * Resolves with every event the unit commits.
    */
-  async settle(manager: EntityManager, events: readonly IntegrationEvent[]): Promise<PreparedEvent[]> {
+  async settle(
+    manager: EntityManager,
+    events: readonly IntegrationEvent[],
+  ): Promise<PreparedEvent[]> {
     const settled: PreparedEvent[] = [];
     const queue = this.prepare(events).map((prepared) => ({ prepared, depth: 0 }));
     for (let next = queue.shift(); next; next = queue.shift()) {
@@ -149,7 +152,9 @@ export class Outbox {
           throw new Error(
             `In-transaction handlers published events that they hear again, ${MAX_CASCADE} deep: a cycle (${prepared.event.type.type}).`,
           );
-        queue.push(...this.prepare(published).map((event) => ({ prepared: event, depth: depth + 1 })));
+        queue.push(
+          ...this.prepare(published).map((event) => ({ prepared: event, depth: depth + 1 })),
+        );
       }
     }
     return settled;

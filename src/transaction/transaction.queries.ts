@@ -112,7 +112,9 @@ export class TransactionQueries {
    */
   async idsAfter(after: number, limit: number): Promise<number[]> {
     if (!Number.isSafeInteger(limit) || limit < 1)
-      throw new RangeError(`A batch of transaction ids takes a positive whole number, not ${limit}.`);
+      throw new RangeError(
+        `A batch of transaction ids takes a positive whole number, not ${limit}.`,
+      );
     const [rows] = await this.unitOfWork.readStatements(
       [{ sql: this.idsAfterSql, parameters: [after, limit] }],
       { replica: true },

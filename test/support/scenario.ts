@@ -105,7 +105,7 @@ export class AwaitedEvent<T extends object> {
   async toArrive(timeoutMs = ARRIVAL_MS): Promise<ReceivedEvent<T>> {
     const after = await this.done;
     const until = Date.now() + timeoutMs;
-    let seen: ReceivedEvent<T>[] = [];
+    let seen: ReceivedEvent<T>[];
     do {
       seen = await this.read(after);
       const found = seen.find((event) => this.filters.every((filter) => filter(event)));
@@ -127,7 +127,7 @@ export class AwaitedEvent<T extends object> {
   ): Promise<ReceivedEvent<T>[]> {
     const after = await this.done;
     const until = Date.now() + timeoutMs;
-    let seen: ReceivedEvent<T>[] = [];
+    let seen: ReceivedEvent<T>[];
     do {
       seen = (await this.read(after)).filter((event) =>
         this.filters.every((filter) => filter(event)),
