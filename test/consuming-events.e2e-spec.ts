@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CloudEvent } from 'cloudevents';
+import type { SyncMessage } from 'rabbitmq-client';
 import {
   EventCollector,
   expectAgentChainAsRead,
@@ -11,23 +12,86 @@ import {
   uniqueExchange,
 } from './support/event-collector';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
-import { childEnvironment, REPO_ROOT } from './support/processes';
+import { childEnvironment, REPO_ROOT, TemporaryDirectories } from './support/processes';
 import { RunningApp } from './support/test-app';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './support/test-database';
 
 /**
- * The consumer example of docs/consuming-events.md, run as its readers run it (`node
- * docs/examples/consume-events.mjs <queue>`) against the service publishing to a real RabbitMQ: it
- * prints each event once, skips a message delivered twice, and after a stop finds the events
- * committed meanwhile waiting in its durable queue. Each run declares its own exchange and queue (an
- * EventCollector declares the exchange and deletes both after). The broker is TEST_BROKER_URL, or the
- * local one: a run without it fails, as one without MariaDB does.
+ * The consumer examples of docs/consuming-events.md, in Node.js and in C# on Mono, each run as its
+ * readers run it against the service publishing to a real RabbitMQ: each prints every event once,
+ * skips a message delivered twice, after a stop finds the events committed meanwhile waiting in its
+ * durable queue, and rejects what is not an event to its dead-letter queue. Each run declares its own
+ * exchange and queues (an EventCollector declares the exchange and deletes them after). The broker is
+ * TEST_BROKER_URL, or the local one; the C# example needs Mono and Debian's RabbitMQ.Client: a run
+ * without any of them fails, as one without MariaDB does (bash .ci/run installs and starts them).
  */
 
-const EXAMPLE = join(REPO_ROOT, 'docs', 'examples', 'consume-events.mjs');
+const EXAMPLES_DIRECTORY = join(REPO_ROOT, 'docs', 'examples');
 const UPDATE = '/api/Transaction/UpdateAgents';
 const AGENTS_CHANGED = 'property-sales.transaction.agents-changed';
 const DATA_IMPORTED = 'property-sales.data.imported';
+
+/** How an example is started on a queue: a program and its arguments. */
+type Command = (queue: string) => readonly [string, string[]];
+
+/** A consumer example of the docs, and how its readers make it runnable. */
+interface Example {
+  /** Its file in docs/examples. */
+  readonly file: string;
+  /** Makes it runnable, building what it needs in `directory`; how it is then started. */
+  readonly prepare: (directory: string) => Promise<Command>;
+}
+
+/**
+ * Compiles the C# example as docs/consuming-events.md does, with Mono's C# compiler (a warning fails
+ * it); rejects with the compiler's words.
+ */
+const compileCSharpExample = (program: string) =>
+  new Promise<void>((resolve, reject) =>
+    execFile(
+      'mcs',
+      [
+        '-warnaserror+',
+        `-out:${program}`,
+        '-r:RabbitMQ.Client.dll',
+        '-r:System.Json.dll',
+        '-r:Mono.Posix.dll',
+        join(EXAMPLES_DIRECTORY, 'ConsumeEvents.cs'),
+      ],
+      (error, stdout, stderr) =>
+        error
+          ? reject(
+              new Error(
+                `mcs did not build docs/examples/ConsumeEvents.cs: ${
+                  (error as NodeJS.ErrnoException).code === 'ENOENT'
+                    ? 'there is no mcs'
+                    : `${stdout}${stderr}`.trim()
+                }\nIt needs Mono and Debian's RabbitMQ.Client (apt-get install mono-complete ` +
+                  'libmono-rabbitmq4.0-cil; bash .ci/run installs them).',
+              ),
+            )
+          : resolve(),
+    ),
+  );
+
+const EXAMPLES: readonly Example[] = [
+  {
+    file: 'consume-events.mjs',
+    prepare: () =>
+      Promise.resolve((queue) => [
+        process.execPath,
+        [join(EXAMPLES_DIRECTORY, 'consume-events.mjs'), queue],
+      ]),
+  },
+  {
+    file: 'ConsumeEvents.cs',
+    prepare: async (directory) => {
+      const program = join(directory, 'ConsumeEvents.exe');
+      await compileCSharpExample(program);
+      return (queue) => ['mono', [program, queue]];
+    },
+  },
+];
 
 /** An event as the example prints it: the CloudEvent as it was published. */
 interface PrintedEvent {
@@ -56,9 +120,14 @@ class ExampleConsumer {
   }
 
   /** Starts it on `queue`; resolves once it consumes. */
-  static async start(queue: string, env: Record<string, string>): Promise<ExampleConsumer> {
+  static async start(
+    command: Command,
+    queue: string,
+    env: Record<string, string>,
+  ): Promise<ExampleConsumer> {
+    const [file, args] = command(queue);
     const consumer = new ExampleConsumer(
-      spawn(process.execPath, [EXAMPLE, queue], {
+      spawn(file, args, {
         cwd: REPO_ROOT,
         env: childEnvironment(env),
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -113,10 +182,16 @@ const rowVersions = (events: readonly PrintedEvent[], subject: string) =>
     .filter((event) => event.type === AGENTS_CHANGED && event.subject === subject)
     .map((event) => event.data.row_version);
 
-for (const kind of testDatabaseKinds()) {
-  describe(`the consumer example of docs/consuming-events.md [${kind}]`, () => {
+const directories = new TemporaryDirectories('consuming-events');
+afterAll(() => directories.removeAll());
+
+for (const [example, kind] of EXAMPLES.flatMap((example) =>
+  testDatabaseKinds().map((kind) => [example, kind] as const),
+)) {
+  describe(`the consumer example ${example.file} of docs/consuming-events.md [${kind}]`, () => {
     const exchange = uniqueExchange(`consuming-events.${kind}`);
     const queue = `${exchange}.example`;
+    const deadLetters = `${queue}.dead-letters`;
     const handledFile = join(tmpdir(), `${exchange}.handled.txt`);
     const consumerEnv = {
       EVENTS_URL: TEST_BROKER_URL,
@@ -125,6 +200,7 @@ for (const kind of testDatabaseKinds()) {
     };
     /** The exchange's collector: its connection publishes again and counts what waits. */
     let broker: EventCollector;
+    let command: Command;
     let database: TestDatabase;
     let running: RunningApp;
     let consumer: ExampleConsumer | undefined;
@@ -150,26 +226,41 @@ for (const kind of testDatabaseKinds()) {
         if (type === AGENTS_CHANGED)
           expectAgentChainAsRead(data, readAfter.get(data.etag as string) ?? {});
     };
-    /** Publishes `event` to the exchange as the relay does: the same body, the same message id. */
-    const publishAgain = async (event: PrintedEvent) => {
+    /** Publishes `body` to the exchange as an AgentsChanged, with the message id. */
+    const publish = async (body: string, messageId: string) => {
       const publisher = broker.connection.createPublisher({ confirm: true });
       try {
         await publisher.send(
           {
             exchange,
             routingKey: 'transaction.agents-changed',
-            messageId: event.id,
+            messageId,
             contentType: 'application/cloudevents+json',
             durable: true,
           },
-          Buffer.from(JSON.stringify(event)),
+          Buffer.from(body),
         );
       } finally {
         await publisher.close();
       }
     };
+    /** Publishes `event` to the exchange as the relay does: the same body, the same message id. */
+    const publishAgain = (event: PrintedEvent) => publish(JSON.stringify(event), event.id);
+    /** How many messages wait in `name`. */
+    const waiting = async (name: string) =>
+      (await broker.connection.queueDeclare({ queue: name, passive: true })).messageCount;
+    /** Takes every message waiting in `name`, in its order. */
+    const takeAll = async (name: string) => {
+      const messages: SyncMessage[] = [];
+      for (;;) {
+        const message = await broker.connection.basicGet({ queue: name, noAck: true });
+        if (message === undefined) return messages;
+        messages.push(message);
+      }
+    };
 
     beforeAll(async () => {
+      command = await example.prepare(await directories.make());
       broker = await EventCollector.open(exchange);
       database = await createTestDatabase(kind);
       running = await RunningApp.start(database.url, {
@@ -183,14 +274,15 @@ for (const kind of testDatabaseKinds()) {
       await consumer?.stop();
       await running?.close();
       await database?.drop();
-      await broker?.close(queue);
+      await broker?.connection.exchangeDelete({ exchange: deadLetters });
+      await broker?.close(queue, deadLetters);
       await rm(handledFile, { force: true });
     });
 
     it('prints each event once, a transaction’s in the order they committed', async () => {
       // Bound before anything is published: an event published to an exchange with no queue for it
       // reaches nobody.
-      consumer = await ExampleConsumer.start(queue, consumerEnv);
+      consumer = await ExampleConsumer.start(command, queue, consumerEnv);
       await running.seed({
         requirements: CATALOGUE,
         transactions: [transactionRecord(1), transactionRecord(2)],
@@ -267,22 +359,19 @@ for (const kind of testDatabaseKinds()) {
       await update({ transaction_id: 2, managerid: 35 });
       // Both published and waiting, with nobody consuming.
       const deadline = Date.now() + 10_000;
-      let waiting = 0;
+      let published = 0;
       while (Date.now() < deadline) {
-        ({ messageCount: waiting } = await broker.connection.queueDeclare({
-          queue,
-          passive: true,
-        }));
-        if (waiting >= 2) break;
+        published = await waiting(queue);
+        if (published >= 2) break;
         await sleep(50);
       }
-      expect(waiting).toBeGreaterThanOrEqual(2);
+      expect(published).toBeGreaterThanOrEqual(2);
       // A redelivery of an event the first run handled, behind them: the ids it kept in its file
       // tell the next run.
       const duplicate = printed.find((event) => event.subject === '2')!;
       await publishAgain(duplicate);
 
-      consumer = await ExampleConsumer.start(queue, consumerEnv);
+      consumer = await ExampleConsumer.start(command, queue, consumerEnv);
       await consumer.until(
         () =>
           consumer!.events.length >= 2 && consumer!.log.includes(`Skipped event ${duplicate.id}`),
@@ -295,9 +384,50 @@ for (const kind of testDatabaseKinds()) {
       expect(rowVersions(events, '1')).toEqual([5]);
       expect(rowVersions(events, '2')).toEqual([4]);
       expectChainsAsRead(events);
-      const ids = [...printed, ...events].map((event) => event.id);
+      printed.push(...events);
+      const ids = printed.map((event) => event.id);
       expect(new Set(ids).size).toBe(ids.length);
-      expect((await broker.connection.queueDeclare({ queue, passive: true })).messageCount).toBe(0);
+      expect(await waiting(queue)).toBe(0);
+    });
+
+    it('rejects what is not an event to its dead-letter queue, once, and goes on', async () => {
+      const poison = [
+        { messageId: 'not-json', body: 'transaction 1 changed' },
+        {
+          messageId: 'no-id',
+          body: JSON.stringify({ ...printed[0], id: undefined }),
+        },
+        // A reader that recurses once per level would overflow its stack.
+        { messageId: 'nested', body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` },
+      ];
+      for (const { messageId, body } of poison) await publish(body, messageId);
+      await consumer!.until(
+        () =>
+          poison.every(({ messageId }) => consumer!.log.includes(`Rejected message ${messageId}`)),
+        'to reject the three messages',
+      );
+      await update({ transaction_id: 1, brokerid: 15 });
+      await consumer!.until(() => consumer!.events.length >= 3, 'to print the next event');
+      await sleep(200);
+
+      expect(consumer!.events).toHaveLength(3);
+      expect(rowVersions(consumer!.events, '1')).toEqual([5, 6]);
+      expect(consumer!.log).toContain('Rejected message no-id: not a CloudEvent (id is missing).');
+      // Each dead-lettered once, as published, saying why and from where; none left in the queue.
+      expect(await waiting(queue)).toBe(0);
+      expect(
+        (await takeAll(deadLetters)).map((message) => ({
+          messageId: message.messageId,
+          body: (message.body as Buffer).toString('utf8'),
+          death: (message.headers?.['x-death'] as Record<string, unknown>[])[0],
+        })),
+      ).toEqual(
+        poison.map(({ messageId, body }) => ({
+          messageId,
+          body,
+          death: expect.objectContaining({ reason: 'rejected', queue, exchange, count: 1 }),
+        })),
+      );
     });
   });
 }

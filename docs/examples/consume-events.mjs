@@ -3,9 +3,11 @@
 //   node docs/examples/consume-events.mjs crm.property-sales-events
 //
 // It binds a durable queue (named by its argument, or EVENTS_QUEUE) to the service's topic exchange,
-// validates each message as a CloudEvent, handles each event once (here: prints it on stdout, one
-// JSON line an event) and acknowledges it only once handled. What it says about itself goes to stderr.
-// docs/consuming-events.md explains each choice.
+// with a dead-letter exchange and queue of its own (<queue>.dead-letters), validates each message as
+// a CloudEvent, handles each event once (here: prints it on stdout, one JSON line an event) and
+// acknowledges it only once handled; a message that is not an event is rejected without requeueing,
+// so the broker dead-letters it. What it says about itself goes to stderr. docs/consuming-events.md
+// explains each choice; docs/examples/ConsumeEvents.cs does the same in C#.
 //
 //   EVENTS_URL           the broker (default amqp://guest:guest@127.0.0.1:5672)
 //   EVENTS_EXCHANGE      the service's exchange (default property-sales.events)
@@ -13,6 +15,7 @@
 //   EVENTS_HANDLED_FILE  a file keeping the ids of handled events across restarts; without it they
 //                        are kept in memory, and forgotten when the process ends
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CloudEvent } from 'cloudevents';
 import { Connection, ConsumerStatus } from 'rabbitmq-client';
 
@@ -91,11 +94,29 @@ function cloudEventOf(body) {
 const rabbit = new Connection({ url, connectionName: `consume-events ${queue}` });
 rabbit.on('error', (error) => log(`The broker is unreachable; retrying: ${messageOf(error)}`));
 
+// Where the broker moves a message this consumer rejects: an exchange of its own, routing to a
+// queue of its own, where it waits for someone to look at it. Declared before consuming, waiting
+// for the broker as long as it takes; durable, both outlive a broker restart.
+const deadLetters = `${queue}.dead-letters`;
+for (;;) {
+  try {
+    await rabbit.exchangeDeclare({ exchange: deadLetters, type: 'fanout', durable: true });
+    await rabbit.queueDeclare({ queue: deadLetters, durable: true });
+    await rabbit.queueBind({ queue: deadLetters, exchange: deadLetters });
+    break;
+  } catch (error) {
+    log(`Declaring ${deadLetters} failed; retrying: ${messageOf(error)}`);
+    await sleep(2000);
+  }
+}
+
 const consumer = rabbit.createConsumer(
   {
     queue,
-    // Durable, not exclusive, never deleted by the broker: events wait here while this is down.
-    queueOptions: { durable: true },
+    // Durable, not exclusive, never deleted by the broker: events wait here while this is down. A
+    // queue's arguments cannot change once it exists: a queue declared before without them must be
+    // deleted first, or given them through a policy.
+    queueOptions: { durable: true, arguments: { 'x-dead-letter-exchange': deadLetters } },
     // Declared as the service declares it, so either may start first.
     exchanges: [{ exchange, type: 'topic', durable: true }],
     queueBindings: routingKeys.map((routingKey) => ({ exchange, queue, routingKey })),
@@ -108,8 +129,8 @@ const consumer = rabbit.createConsumer(
     try {
       event = cloudEventOf(message.body);
     } catch (error) {
-      // Delivered again it would fail again: rejected without requeueing (to the queue's
-      // dead-letter exchange, when it has one).
+      // Delivered again it would fail again: rejected without requeueing, to the queue's
+      // dead-letter exchange.
       log(
         `Rejected message ${message.messageId ?? '(no id)'}: not a CloudEvent (${messageOf(error)}).`,
       );
