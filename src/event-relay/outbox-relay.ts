@@ -23,12 +23,13 @@ import {
 } from '../events/batched-reaction';
 import { BatchedReactions } from './batched-reactions';
 import {
+  type EventBatchHandlerMethod,
   EVENT_HANDLER,
   type EventHandlerMetadata,
   type EventHandlerMethod,
   type ReceivedEvent,
 } from '../events/event-handler.decorator';
-import { type IntegrationEventType } from '../events/integration-event';
+import { type IntegrationEventType, type Publish } from '../events/integration-event';
 import { Outbox } from '../events/outbox';
 import { BrokerPublisher } from './broker-publisher';
 import { OutboxStore, type StoredEvent } from './outbox-store';
@@ -68,6 +69,22 @@ interface Consumer {
   step(): Promise<boolean>;
   /** Says what failed (the broker logs its outages itself). */
   failed(error: unknown): void;
+}
+
+/**
+ * A handler as the relay calls it, with the events of a step: a batch handler as it is, a handler of
+ * single events once for each, in order.
+ */
+function batchOf(
+  { batch }: EventHandlerMetadata,
+  method: (...args: never[]) => unknown,
+  instance: object,
+): EventBatchHandlerMethod<object> {
+  if (batch) return (method as EventBatchHandlerMethod<object>).bind(instance);
+  const handle = (method as EventHandlerMethod<object>).bind(instance);
+  return async (events, manager, publish: Publish) => {
+    for (const event of events) await handle(event, manager, publish);
+  };
 }
 
 /**
@@ -176,10 +193,15 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
         const name = `${instance.constructor.name}.${method}`;
         const target = instance[method] as (...args: never[]) => unknown;
         const handler = this.reflector.get<EventHandlerMetadata | undefined>(EVENT_HANDLER, target);
-        const handle = (target as EventHandlerMethod<object>).bind(instance);
         if (handler?.phase === 'in-transaction')
-          this.outbox.handleInTransaction(handler.type, handle);
-        else if (handler) this.consumers.push(this.handlerConsumer(name, handler.type, handle));
+          this.outbox.handleInTransaction(
+            handler.type,
+            (target as EventHandlerMethod<object>).bind(instance),
+          );
+        else if (handler)
+          this.consumers.push(
+            this.handlerConsumer(name, handler.type, batchOf(handler, target, instance)),
+          );
         const reaction = this.reflector.get<BatchedReactionOptions | undefined>(
           BATCHED_REACTION,
           target,
@@ -324,7 +346,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
   private handlerConsumer(
     name: string,
     type: IntegrationEventType,
-    handle: EventHandlerMethod<object>,
+    handle: EventBatchHandlerMethod<object>,
   ): Consumer {
     const routingKeys = [type.routingKey];
     let limit = HANDLER_BATCH;
@@ -341,10 +363,14 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
           if (position === undefined) return { handled: [], more: false };
           const given = await this.store.lastGiven(manager);
           const events = await this.store.ofKinds(manager, position, routingKeys, limit);
-          for (const event of events) {
-            current = event.id;
-            await handle(this.received(event, type), manager, publish);
-          }
+          // The one a failure is told of: the batch's first, or the single event a retry takes.
+          current = events[0]?.id;
+          if (events.length > 0)
+            await handle(
+              events.map((event) => this.received(event, type)),
+              manager,
+              publish,
+            );
           const full = events.length === limit;
           const reached = full ? events.at(-1)!.position : given;
           if (reached > position) await this.store.advance(manager, name, reached);

@@ -31,6 +31,19 @@ export type EventHandlerMethod<T extends object> = (
 ) => Promise<void> | void;
 
 /**
+ * A handler of the events of one kind a step takes, in commit order, as one batch (up to 100): for a
+ * reaction on a busy path, whose statements can then serve the whole batch (one read of the rows it
+ * needs, one write) instead of one event each. What it writes and publishes commits with the step; a
+ * batch that fails is rolled back, and the next steps hand it one event at a time, so that only the
+ * failing event waits.
+ */
+export type EventBatchHandlerMethod<T extends object> = (
+  events: readonly ReceivedEvent<T>[],
+  manager: EntityManager,
+  publish: Publish,
+) => Promise<void> | void;
+
+/**
  * When a handler runs:
  * - `after-commit` (the default): fed from the outbox once the change committed, in commit order,
  *   each event once, from a checkpoint of its own, in a transaction of its own. A failure is retried
@@ -48,10 +61,12 @@ export interface EventHandlerOptions {
   readonly phase?: EventHandlerPhase;
 }
 
-/** What OnIntegrationEvent records on a method. */
+/** What OnIntegrationEvent and OnIntegrationEventBatch record on a method. */
 export interface EventHandlerMetadata {
   readonly type: IntegrationEventType;
   readonly phase: EventHandlerPhase;
+  /** Whether it takes the events of a step as one batch. */
+  readonly batch: boolean;
 }
 
 export const EVENT_HANDLER = Symbol('EVENT_HANDLER');
@@ -70,11 +85,30 @@ export function OnIntegrationEvent<T extends object>(
     key: string | symbol,
     descriptor: TypedPropertyDescriptor<M>,
   ): TypedPropertyDescriptor<M> => {
-    SetMetadata(EVENT_HANDLER, { type, phase } satisfies EventHandlerMetadata)(
+    SetMetadata(EVENT_HANDLER, { type, phase, batch: false } satisfies EventHandlerMetadata)(
       target,
       key,
       descriptor,
     );
+    return descriptor;
+  };
+}
+
+/**
+ * Marks a provider's method as the after-commit handler of the events of one kind in batches
+ * (EventBatchHandlerMethod); its checkpoint is named as OnIntegrationEvent's.
+ */
+export function OnIntegrationEventBatch<T extends object>(type: IntegrationEventType<T>) {
+  return <M extends EventBatchHandlerMethod<T>>(
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<M>,
+  ): TypedPropertyDescriptor<M> => {
+    SetMetadata(EVENT_HANDLER, {
+      type,
+      phase: 'after-commit',
+      batch: true,
+    } satisfies EventHandlerMetadata)(target, key, descriptor);
     return descriptor;
   };
 }

@@ -4,6 +4,7 @@ import { type DataImportedDto, DATA_IMPORTED } from '../../../src/data-import';
 import { BatchedReaction, type ReactionBatch } from '../../../src/events/batched-reaction';
 import {
   OnIntegrationEvent,
+  OnIntegrationEventBatch,
   type ReceivedEvent,
 } from '../../../src/events/event-handler.decorator';
 import { type Publish } from '../../../src/events/integration-event';
@@ -70,22 +71,33 @@ export class CommissionLedger {
     private readonly reactions: BatchedReactions,
   ) {}
 
-  @OnIntegrationEvent(AGENTS_CHANGED)
+  /**
+   * The events of a step at once: one read of their selling prices, one write of their splits, and
+   * one event per transaction, its splits as they stand after its last change in the batch.
+   */
+  @OnIntegrationEventBatch(AGENTS_CHANGED)
   async agentsChanged(
-    event: ReceivedEvent<AgentsChangedDto>,
+    events: readonly ReceivedEvent<AgentsChangedDto>[],
     manager: EntityManager,
     publish: Publish,
   ): Promise<void> {
-    const transactionId = event.data.transaction_id!;
-    const amounts = await this.transactions.amountsOf(transactionId);
-    const splits = splitsOf(event.data, amounts?.sellingprice ?? null);
-    await this.store(manager, [transactionId], new Map([[transactionId, splits]]));
-    publish({
-      type: COMMISSION_SPLITS_CHANGED,
-      subject: String(transactionId),
-      time: new Date(),
-      data: { transaction_id: transactionId, row_version: event.data.row_version, splits },
-    });
+    const latest = new Map(events.map((event) => [event.data.transaction_id!, event.data]));
+    const ids = [...latest.keys()];
+    const amounts = await this.transactions.amountsOf(ids);
+    const splits = new Map(
+      [...latest].map(([id, chain]) => [
+        id,
+        splitsOf(chain, amounts.get(id)?.sellingprice ?? null),
+      ]),
+    );
+    await this.store(manager, ids, splits);
+    for (const [id, chain] of latest)
+      publish({
+        type: COMMISSION_SPLITS_CHANGED,
+        subject: String(id),
+        time: new Date(),
+        data: { transaction_id: id, row_version: chain.row_version, splits: splits.get(id)! },
+      });
   }
 
   @OnIntegrationEvent(DATA_IMPORTED)
