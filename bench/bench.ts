@@ -24,6 +24,8 @@ import { runMysqlReference } from './reference-mysql';
 
 const DIST = join(__dirname, '..');
 const SERVICE = join(DIST, 'src', 'main.js');
+/** The service with the reacting test module mounted (test/support/reacting-main.ts). */
+const REACTING_SERVICE = join(DIST, 'test', 'support', 'reacting-main.js');
 const IMPORT = join(DIST, 'src', 'data-import', 'main.js');
 
 const number = (name: string, fallback: number) =>
@@ -123,10 +125,11 @@ interface Service {
 async function startService(
   databaseUrl: string,
   env: Record<string, string> = {},
+  main = SERVICE,
 ): Promise<Service> {
   const port = await freePort();
   const spawned = performance.now();
-  const child = spawn(process.execPath, [...PRODUCTION_NODE_FLAGS, SERVICE], {
+  const child = spawn(process.execPath, [...PRODUCTION_NODE_FLAGS, main], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -252,15 +255,18 @@ async function measureInTurns(
   const runs = variants.map((): Figures[] => []);
   for (let round = 0; round < rounds; round += 1)
     for (const [index, { load }] of variants.entries()) runs[index].push(await runLoad(load));
-  return variants.map(({ scenario }, index) =>
-    record(scenario, database, {
-      connections: runs[index][0].connections,
-      requestsPerSecond: median(runs[index].map((figures) => figures.requestsPerSecond)),
-      p50: median(runs[index].map((figures) => figures.p50)),
-      p99: median(runs[index].map((figures) => figures.p99)),
-      errors: runs[index].reduce((sum, figures) => sum + figures.errors, 0),
-    }),
-  );
+  return variants.map(({ scenario }, index) => record(scenario, database, medianOf(runs[index])));
+}
+
+/** The median figures of runs of one load (errors summed). */
+function medianOf(runs: readonly Figures[]): Figures {
+  return {
+    connections: runs[0].connections,
+    requestsPerSecond: median(runs.map((figures) => figures.requestsPerSecond)),
+    p50: median(runs.map((figures) => figures.p50)),
+    p99: median(runs.map((figures) => figures.p99)),
+    errors: runs.reduce((sum, figures) => sum + figures.errors, 0),
+  };
 }
 
 /**
@@ -350,6 +356,7 @@ async function benchSqlite(
   await stopService(service);
   await benchAuthorization(databaseUrl, SIZE.transactions, { read: idleJson, update: updates });
   await benchEvents(databaseUrl, 'SQLite', SIZE.transactions, updates);
+  await benchReactor(databaseUrl, 'SQLite', SIZE.transactions);
   return { peakRssMb: peakRss, peakRssWithCostlyMb: peakRssWithCostly, startMs: service.startMs };
 }
 
@@ -494,6 +501,96 @@ async function benchEvents(
     off,
   );
   on.process.kill('SIGTERM');
+}
+
+/** Turns of UpdateAgents without a handler and with the reacting module, each a median of its turns. */
+const REACTOR_ROUNDS = number('BENCH_REACTOR_ROUNDS', 3);
+/** The reacting module's handler of AgentsChanged, as its metrics name it. */
+const REACTOR_HANDLER = 'CommissionLedger.agentsChanged';
+
+/** From an event's commit to its handler's commit: the reacting module's, per database. */
+interface HandlerLatency {
+  readonly database: string;
+  readonly events: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+const handlerLatencies: HandlerLatency[] = [];
+
+/** The cumulative counts of a histogram's buckets for `labels`, by upper bound, from /metrics. */
+async function histogram(url: string, name: string, labels: string): Promise<Map<number, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const buckets = new Map<number, number>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}_bucket{`) || !line.includes(labels)) continue;
+    const bound = line.slice(line.indexOf('le="') + 4, line.indexOf('"', line.indexOf('le="') + 4));
+    buckets.set(
+      bound === '+Inf' ? Infinity : Number(bound),
+      Number(line.slice(line.lastIndexOf(' ') + 1)),
+    );
+  }
+  return buckets;
+}
+
+/** The q-quantile of a histogram's cumulative buckets, interpolated in its bucket as Prometheus does. */
+function quantile(buckets: ReadonlyMap<number, number>, q: number): number {
+  const bounds = [...buckets.keys()].sort((a, b) => a - b);
+  const total = buckets.get(Infinity) ?? 0;
+  const rank = q * total;
+  let lower = 0;
+  let below = 0;
+  for (const bound of bounds) {
+    const count = buckets.get(bound)!;
+    if (count >= rank)
+      return bound === Infinity
+        ? lower
+        : lower + ((bound - lower) * (rank - below)) / (count - below || 1);
+    [lower, below] = [bound, count];
+  }
+  return lower;
+}
+
+/**
+ * What a reacting module costs UpdateAgents: the service with no handler against the service with the
+ * reacting test module mounted (its handler recomputes each changed transaction's commission splits,
+ * reading the selling prices through the transaction module's door, and publishes an event), no broker,
+ * measured in turns on the same data, each turn on a fresh process; and the module's handler latency,
+ * from an event's change to the commit of the step that handled it, over the reacting turns.
+ */
+async function benchReactor(databaseUrl: string, database: string, count: number): Promise<void> {
+  const plain: Figures[] = [];
+  const reacting: Figures[] = [];
+  const latency = new Map<number, number>();
+  const labels = `handler="${REACTOR_HANDLER}"`;
+  for (let round = 0; round < REACTOR_ROUNDS; round += 1) {
+    const without = await startService(databaseUrl);
+    plain.push(await runLoad(updateLoad(without.url, count, 'json')));
+    await stopService(without);
+    const withModule = await startService(databaseUrl, {}, REACTING_SERVICE);
+    reacting.push(await runLoad(updateLoad(withModule.url, count, 'json')));
+    // Its handler catches up before the process goes: every event's latency is counted.
+    while ((await metric(withModule.url, 'events_pending', `{consumer="${REACTOR_HANDLER}"}`)) > 0)
+      await sleep(50);
+    for (const [bound, events] of await histogram(
+      withModule.url,
+      'events_handler_latency_seconds',
+      labels,
+    ))
+      latency.set(bound, (latency.get(bound) ?? 0) + events);
+    await stopService(withModule);
+  }
+  const off = record('UpdateAgents JSON, no event handler', database, medianOf(plain));
+  compare(
+    record('UpdateAgents JSON, a reacting module, no broker', database, medianOf(reacting)),
+    off,
+  );
+  handlerLatencies.push({
+    database,
+    events: latency.get(Infinity) ?? 0,
+    p50: quantile(latency, 0.5) * 1000,
+    p99: quantile(latency, 0.99) * 1000,
+  });
 }
 
 /** Turns of authorization off and on per route, each variant's figure the median of its turns. */
@@ -663,6 +760,7 @@ async function benchMariadb(
     }
     service.process.kill('SIGTERM');
     await benchEvents(databaseUrl, 'MariaDB', SIZE.transactions, updates);
+    await benchReactor(databaseUrl, 'MariaDB', SIZE.transactions);
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
     await admin.end();
@@ -686,6 +784,10 @@ function report({ peakRssMb: rssMb, peakRssWithCostlyMb, startMs }: ServiceFigur
     '',
     `Peak RSS of the service (SQLite run): ${Math.round(rssMb)} MB under the routes' load, ${Math.round(peakRssWithCostlyMb)} MB once the costly bodies were posted too.`,
     `Start (SQLite): its first request answered ${Math.round(startMs)} ms after \`node dist/src/main.js\` was spawned.`,
+    ...handlerLatencies.map(
+      ({ database, events, p50, p99 }) =>
+        `Reacting module (${database}): ${events} events, from commit to its handler's commit p50 ${format(p50)} ms, p99 ${format(p99)} ms (interpolated in events_handler_latency_seconds' buckets).`,
+    ),
     ...drains.map(
       ({ database, events, seconds }) =>
         `Relay (${database}): a backlog of ${events} events published to the broker, confirmed, in ${seconds.toFixed(2)} s: ${Math.round(events / seconds)} events/s.`,

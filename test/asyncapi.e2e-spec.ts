@@ -5,7 +5,7 @@ import { CloudEvent } from 'cloudevents';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CLOUD_EVENT_MEDIA_TYPE } from '../src/events/cloud-event';
-import { declaredIntegrationEvents } from '../src/events/integration-event';
+import { publishedEvents } from '../src/events/module-events';
 import { DATA_IMPORTED } from '../src/data-import/import.events';
 import { AGENTS_CHANGED } from '../src/transaction/transaction.events';
 import { ASYNCAPI_PATH } from '../src/openapi/asyncapi-document';
@@ -99,8 +99,10 @@ describe('the AsyncAPI document', () => {
   let running: RunningApp;
   let document: Json;
 
+  // The committed document describes the service's own modules: the reacting test module, which
+  // publishes events of its own, is mounted in the test of what a mounted module adds.
   beforeAll(async () => {
-    running = await RunningApp.start('sqlite::memory:');
+    running = await RunningApp.start('sqlite::memory:', {}, [], { reactor: false });
     document = (await running.http.get(ASYNCAPI_PATH).expect(200)).body as Json;
   });
 
@@ -128,7 +130,7 @@ describe('the AsyncAPI document', () => {
         ?.operations()
         .all()
         .map((operation) => operation.action()),
-    ).toEqual(declaredIntegrationEvents().map(() => 'send'));
+    ).toEqual(publishedEvents(running.app).map(() => 'send'));
     expect(
       parsed
         ?.channels()
@@ -136,10 +138,32 @@ describe('the AsyncAPI document', () => {
         .map((channel) => channel.address())
         .sort(),
     ).toEqual(
-      declaredIntegrationEvents()
+      publishedEvents(running.app)
         .map(({ routingKey }) => routingKey)
         .sort(),
     );
+  });
+
+  it('lists the events of every module the application mounts (@Publishes), and no others', async () => {
+    const withModule = await RunningApp.start('sqlite::memory:');
+    try {
+      const served = (await withModule.http.get(ASYNCAPI_PATH).expect(200)).body as Json;
+      expect(Object.keys(served.channels).sort()).toEqual(
+        [
+          ...Object.keys(document.channels),
+          'commission.recomputed',
+          'commission.splits-changed',
+        ].sort(),
+      );
+      expect(served.components.messages).toMatchObject({
+        CommissionSplitsChanged: expect.any(Object) as unknown,
+        CommissionsRecomputed: expect.any(Object) as unknown,
+      });
+      // Declared (its module's file is loaded) but not mounted: not the application's event.
+      expect(Object.keys(document.channels)).not.toContain('commission.splits-changed');
+    } finally {
+      await withModule.close();
+    }
   });
 
   it('describes every declared event: a channel at its routing key, its message and a send operation', () => {
@@ -147,7 +171,7 @@ describe('the AsyncAPI document', () => {
       broker: expect.objectContaining({ host: 'rabbitmq:5672', protocol: 'amqp' }) as unknown,
     });
     expect(document.info.description).toMatch(/at least once/);
-    const events = declaredIntegrationEvents();
+    const events = publishedEvents(running.app);
     expect(events.length).toBeGreaterThan(0);
     expect(Object.keys(document.channels)).toHaveLength(events.length);
     expect(Object.keys(document.operations)).toHaveLength(events.length);
@@ -216,11 +240,16 @@ describe('the AsyncAPI document', () => {
     ['behind the API key when SWAGGER is protected', 'protected', 401],
     ['not at all when SWAGGER is off', 'off', 404],
   ])('is served as the OpenAPI document is: %s', async (_, swagger, status) => {
-    const service = await RunningApp.start('sqlite::memory:', {
-      SWAGGER: swagger,
-      AUTH_MODE: 'apikey',
-      AUTH_API_KEYS: apiKeysVariable({ gateway: API_KEY }),
-    });
+    const service = await RunningApp.start(
+      'sqlite::memory:',
+      {
+        SWAGGER: swagger,
+        AUTH_MODE: 'apikey',
+        AUTH_API_KEYS: apiKeysVariable({ gateway: API_KEY }),
+      },
+      [],
+      { reactor: false },
+    );
     try {
       expect((await service.http.get(ASYNCAPI_PATH)).status).toBe(status);
       const withKey = await service.http.get(ASYNCAPI_PATH).set('X-Api-Key', API_KEY);
@@ -248,7 +277,7 @@ for (const kind of testDatabaseKinds()) {
     beforeAll(async () => {
       database = await createTestDatabase(kind);
       collector = await EventCollector.open(exchange);
-      running = await RunningApp.start(database.url, env);
+      running = await RunningApp.start(database.url, env, [], { reactor: false });
       document = (await running.http.get(ASYNCAPI_PATH).expect(200)).body as Json;
     });
 

@@ -448,6 +448,8 @@ describeOnMariaDb(
   'a COMMIT the database does not confirm (a relay holds it back or cuts it)',
   () => {
     const COMMIT_BOUND_MS = 1000;
+    /** UpdateAgents' COMMIT, sent with its writes: not a COMMIT of the reacting module's steps. */
+    const REQUEST_COMMIT = /UPDATE `sales_transaction`/;
     let database: TestDatabase;
     let gate: CommitGate;
     let running: RunningApp;
@@ -506,7 +508,7 @@ describeOnMariaDb(
     it('answers 504 when the bound passes while the COMMIT is in flight; it then commits, and the same request again changes nothing', async () => {
       const before = await history();
       const body = brokerChange();
-      const passedOn = gate.holdNextCommit(COMMIT_BOUND_MS + 1500);
+      const passedOn = gate.holdNextCommit(COMMIT_BOUND_MS + 1500, REQUEST_COMMIT);
       const { response, ms } = await timed(() => post(JSON_BODY, body)(running));
       expectOutcomeUnknown(response, false);
       // Answered at the bound, not when the COMMIT came back.
@@ -532,7 +534,7 @@ describeOnMariaDb(
     it('answers 504 when the connection breaks under the COMMIT; nothing was applied, and the same request again applies it once', async () => {
       const before = await history();
       const body = brokerChange();
-      const cut = gate.cutNextCommit();
+      const cut = gate.cutNextCommit(REQUEST_COMMIT);
       const response = await post(XML_BODY, body)(running).set('Accept', 'application/xml');
       expectOutcomeUnknown(response, true);
       await cut;

@@ -63,8 +63,8 @@ interface Consumer {
   readonly name: string;
   /** Whether it reads the outbox: its checkpoint holds events back from the purge. */
   readonly readsOutbox: boolean;
-  /** Whether a commit of events with these routing keys gives it work at once. */
-  hears(routingKeys: ReadonlySet<string>): boolean;
+  /** The routing keys of the events it takes; absent, every kind. A commit of one wakes it. */
+  readonly kinds?: readonly string[];
   /** Delivers what waits past its checkpoint; whether more may wait (then it goes on at once). */
   step(): Promise<boolean>;
   /** Says what failed (the broker logs its outages itself). */
@@ -225,8 +225,10 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
       for (const consumer of this.consumers)
         if (hears(consumer)) this.wakeups.get(consumer.name)!.wake();
     };
+    const hears = ({ kinds, readsOutbox }: Consumer, routingKeys: ReadonlySet<string>) =>
+      readsOutbox && (kinds ?? [...routingKeys]).some((kind) => routingKeys.has(kind));
     this.stopListening.push(
-      this.outbox.onCommitted((routingKeys) => wake((consumer) => consumer.hears(routingKeys))()),
+      this.outbox.onCommitted((routingKeys) => wake((consumer) => hears(consumer, routingKeys))()),
       this.reactions.onStarted(wake((consumer) => !consumer.readsOutbox)),
     );
     for (const consumer of this.consumers) this.loops.push(this.run(consumer));
@@ -302,7 +304,6 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
     return {
       name: BROKER,
       readsOutbox: true,
-      hears: () => true,
       step: async () => {
         // While the broker is away, the outbox is not read: nothing could be published.
         if (!(await broker.connected(this.config.events.pollMs))) return false;
@@ -356,7 +357,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
     return {
       name,
       readsOutbox: true,
-      hears: (committed) => committed.has(type.routingKey),
+      kinds: routingKeys,
       step: async () => {
         const { handled, more } = await this.unitOfWork.write(async (manager, publish) => {
           const position = await this.store.claim(manager, name);
@@ -427,7 +428,6 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
     return {
       name,
       readsOutbox: false,
-      hears: () => false,
       step: async () => {
         const started = performance.now();
         const outcome = await this.unitOfWork.write(async (manager, publish) => {
@@ -493,9 +493,11 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
       Promise.all(
         this.consumers
           .filter((consumer) => consumer.readsOutbox)
-          .map(async ({ name }) => ({
+          .map(async ({ name, kinds }) => ({
             name,
-            backlog: await this.unitOfWork.read((manager) => this.store.backlog(manager, name)),
+            backlog: await this.unitOfWork.read((manager) =>
+              this.store.backlog(manager, name, kinds),
+            ),
           })),
       ).catch(() => []);
     new Gauge({
@@ -522,6 +524,29 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
             { consumer: name },
             backlog.oldest ? Math.max(0, now - backlog.oldest.getTime()) / 1000 : 0,
           );
+      },
+    });
+    // Each batched reaction, and whether its run is under way; none when the database does not answer.
+    const reactionsRunning = async () => {
+      const names = this.consumers
+        .filter((consumer) => !consumer.readsOutbox)
+        .map(({ name }) => name);
+      const running = await this.unitOfWork
+        .read((manager) => this.store.checkpointsOf(manager, names.map(reactionCheckpoint)))
+        .catch(() => undefined);
+      return running
+        ? names.map((name) => ({ name, running: running.has(reactionCheckpoint(name)) }))
+        : [];
+    };
+    new Gauge({
+      name: 'event_reactions_running',
+      help: 'Whether each batched reaction has a run under way (1) or not (0).',
+      labelNames: ['reaction'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const { name, running } of await reactionsRunning())
+          this.set({ reaction: name }, running ? 1 : 0);
       },
     });
     return {

@@ -166,6 +166,16 @@ export class OutboxStore {
     return Number(row?.position ?? 0);
   }
 
+  /** Which of `consumers` have a checkpoint. */
+  async checkpointsOf(manager: EntityManager, consumers: readonly string[]): Promise<Set<string>> {
+    if (consumers.length === 0) return new Set();
+    const rows = await manager.query<Row[]>(
+      `SELECT consumer FROM ${this.checkpoints} WHERE consumer IN (${placeholders(consumers)})`,
+      [...consumers],
+    );
+    return new Set(rows.map((row) => String(row.consumer)));
+  }
+
   /** Removes a checkpoint: a reaction's run is over. */
   async remove(manager: EntityManager, consumer: string): Promise<void> {
     await manager.query(`DELETE FROM ${this.checkpoints} WHERE consumer = ?`, [consumer]);
@@ -178,11 +188,18 @@ export class OutboxStore {
     ]);
   }
 
-  /** What waits for `consumer`: the events past its checkpoint, and those without a position yet. */
-  async backlog(manager: EntityManager, consumer: string): Promise<Backlog> {
+  /**
+   * What waits for `consumer`: the events of its `kinds` (routing keys; absent, every kind) past its
+   * checkpoint, and those without a position yet.
+   */
+  async backlog(
+    manager: EntityManager,
+    consumer: string,
+    kinds?: readonly string[],
+  ): Promise<Backlog> {
     const [row] = await manager.query<Row[]>(
-      `SELECT COUNT(*) AS events, MIN(o.time) AS oldest FROM ${this.outbox} o WHERE o.position IS NULL OR o.position > (SELECT c.position FROM ${this.checkpoints} c WHERE c.consumer = ?)`,
-      [consumer],
+      `SELECT COUNT(*) AS events, MIN(o.time) AS oldest FROM ${this.outbox} o WHERE (o.position IS NULL OR o.position > (SELECT c.position FROM ${this.checkpoints} c WHERE c.consumer = ?))${kinds ? ` AND o.routing_key IN (${placeholders(kinds)})` : ''}`,
+      [consumer, ...(kinds ?? [])],
     );
     return {
       events: Number(row?.events ?? 0),

@@ -15,26 +15,37 @@ type Action = { readonly kind: 'hold'; readonly ms: number } | { readonly kind: 
 
 interface Armed {
   readonly action: Action;
+  /** What the committing batch holds: the request's own writes, not another unit's COMMIT. */
+  readonly matching: RegExp;
   readonly done: () => void;
 }
 
-/** Whether a packet is a text statement that commits. */
-function isCommit(packet: Buffer): boolean {
-  return (
-    packet[HEADER_BYTES] === COM_QUERY &&
-    COMMITS.test(packet.subarray(HEADER_BYTES + 1).toString('latin1'))
-  );
+/** One text statement a client sent, and the client connection it came on. */
+interface Query {
+  readonly connection: number;
+  readonly text: string;
+}
+
+/** The text of a packet that starts a text statement; undefined for any other packet. */
+function statementOf(packet: Buffer): string | undefined {
+  // A command starts its exchange: sequence number 0.
+  return packet[HEADER_BYTES - 1] === 0 && packet[HEADER_BYTES] === COM_QUERY
+    ? packet.subarray(HEADER_BYTES + 1).toString('latin1')
+    : undefined;
 }
 
 /**
  * A TCP relay in front of a MySQL server that stands in the way of the next COMMIT a client sends,
- * alone or at the end of a batch of statements:
+ * alone or at the end of a batch of statements (the next whose batch matches, when told):
  * it holds the COMMIT back for a while and then passes it on (the server commits late, as when it
  * hangs), or breaks the connection instead (the server rolls back). Everything else passes untouched.
+ * It also counts the round trips of one request, on the connection that carried it, apart from what
+ * the service does meanwhile in the background (its event handlers' steps).
  */
 export class CommitGate {
-  /** Text statements clients have sent through the relay: each is one round trip to the server. */
-  queries = 0;
+  /** The text statements clients send while a request's round trips are counted: one round trip each. */
+  private recording?: Query[];
+  private connections = 0;
   private armed?: Armed;
   private readonly sockets = new Set<Socket>();
 
@@ -66,14 +77,37 @@ export class CommitGate {
     return url.toString();
   }
 
-  /** Holds the next COMMIT back for `ms`; resolves once it has been passed on. */
-  holdNextCommit(ms: number): Promise<void> {
-    return this.arm({ kind: 'hold', ms });
+  /** Holds the next COMMIT whose batch matches back for `ms`; resolves once it has been passed on. */
+  holdNextCommit(ms: number, matching = /./): Promise<void> {
+    return this.arm({ kind: 'hold', ms }, matching);
   }
 
-  /** Breaks the connection that sends the next COMMIT, which never reaches the server. */
-  cutNextCommit(): Promise<void> {
-    return this.arm({ kind: 'cut' });
+  /** Breaks the connection that sends the next COMMIT whose batch matches; it never reaches the server. */
+  cutNextCommit(matching = /./): Promise<void> {
+    return this.arm({ kind: 'cut' }, matching);
+  }
+
+  /**
+   * The round trips `send` made on the connections that carried a statement holding `marker` (a value
+   * only its request sends): what the request waited on, whatever else the service sent meanwhile.
+   */
+  async roundTripsOf(send: () => Promise<unknown>, marker: string | RegExp): Promise<number> {
+    if (this.recording) throw new Error('The gate already counts a request');
+    const sent: Query[] = [];
+    this.recording = sent;
+    try {
+      await send();
+    } finally {
+      this.recording = undefined;
+    }
+    const carriers = new Set(
+      sent
+        .filter((query) =>
+          typeof marker === 'string' ? query.text.includes(marker) : marker.test(query.text),
+        )
+        .map((query) => query.connection),
+    );
+    return sent.filter((query) => carriers.has(query.connection)).length;
   }
 
   async close(): Promise<void> {
@@ -81,14 +115,15 @@ export class CommitGate {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private arm(action: Action): Promise<void> {
+  private arm(action: Action, matching: RegExp): Promise<void> {
     if (this.armed) throw new Error('The gate already waits for a COMMIT');
     return new Promise((resolve) => {
-      this.armed = { action, done: resolve };
+      this.armed = { action, matching, done: resolve };
     });
   }
 
   private relay(client: Socket, host: string, port: number): void {
+    const connection = ++this.connections;
     const upstream = connect(port, host);
     for (const socket of [client, upstream]) {
       this.sockets.add(socket);
@@ -112,17 +147,22 @@ export class CommitGate {
         pending = pending.subarray(length);
       }
       forwarding = forwarding.then(async () => {
-        for (const packet of packets) await this.forward(packet, client, upstream);
+        for (const packet of packets) await this.forward(connection, packet, client, upstream);
       });
     });
     client.once('end', () => void forwarding.then(() => upstream.end()));
   }
 
-  private async forward(packet: Buffer, client: Socket, upstream: Socket): Promise<void> {
-    // A command starts its exchange: sequence number 0.
-    if (packet[HEADER_BYTES - 1] === 0 && packet[HEADER_BYTES] === COM_QUERY) this.queries++;
+  private async forward(
+    connection: number,
+    packet: Buffer,
+    client: Socket,
+    upstream: Socket,
+  ): Promise<void> {
+    const text = statementOf(packet);
+    if (text !== undefined) this.recording?.push({ connection, text });
     const armed = this.armed;
-    if (!armed || !isCommit(packet)) {
+    if (!armed || text === undefined || !COMMITS.test(text) || !armed.matching.test(text)) {
       if (!upstream.destroyed) upstream.write(packet);
       return;
     }

@@ -79,6 +79,24 @@ export class RunningApp {
   }
 }
 
+/**
+ * Resolves once every consumer of the running service's outbox has taken every committed event (the
+ * reacting module's handlers included) and no batched reaction runs: what a suite that counts a
+ * request's work waits for first.
+ */
+export async function relayIdle(running: RunningApp, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const metrics = (await running.http.get('/metrics').expect(200)).text;
+    const busy = [
+      ...metrics.matchAll(/^(?:events_pending|event_reactions_running)\{[^}]*\} (\d+)$/gm),
+    ].filter(([, value]) => value !== '0');
+    if (busy.length === 0) return;
+    if (Date.now() > until) throw new Error(`The relay is not idle: ${busy.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 export interface SeedData {
   readonly requirements?: readonly object[];
   readonly transactions?: readonly object[];
