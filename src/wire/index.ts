@@ -13,6 +13,7 @@ export {
   XmlCollectionReader,
 } from './codecs/xml.codec';
 export { Int32ParamPipe } from './http/int32-param.pipe';
+export { queryStringOf, readQuery } from './http/query-string';
 export { RouteMethods } from './http/route-methods';
 export { RepresentationCache, VersionedBody, type VersionedSnapshot } from './http/versioned-body';
 export { MalformedBodyError, type ModelState, RequestValidationError } from './model/wire-errors';
