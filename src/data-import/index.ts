@@ -4,3 +4,6 @@
  */
 export { DataImportModule } from './data-import.module';
 export { DemoDataLoader } from './demo-data.loader';
+
+// The event an import run publishes.
+export { DATA_IMPORTED } from './import.events';

@@ -163,7 +163,8 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.consumers.length === 0) return;
+    // The feed (EVENTS_FEED) alone needs no consumer here, but its events are purged here too.
+    if (this.consumers.length === 0 && !this.config.events.feed) return;
     const names = this.consumers.map((consumer) => consumer.name);
     await this.unitOfWork.write((manager) => this.store.addCheckpoints(manager, names));
     for (const consumer of this.consumers) this.wakeups.set(consumer.name, new Wakeup());
@@ -337,7 +338,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
       let purged: number;
       do {
         purged = await this.unitOfWork.write((manager) =>
-          this.store.purge(manager, consumers, before),
+          this.store.purge(manager, consumers, before, this.config.events.feed),
         );
       } while (purged > 0 && !this.stopping);
     } catch (error) {

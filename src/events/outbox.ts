@@ -23,8 +23,9 @@ function activeTraceparent(): string | undefined {
 /**
  * Where units of work write the events of the changes they commit, in the same transaction: an event
  * exists exactly when its change committed. It is on when the service publishes to a broker
- * (EVENTS_URL) or a module handles events in process; off, it writes nothing and costs nothing.
- * Modules never call it: they hand their events to the unit of work they commit with.
+ * (EVENTS_URL), serves the event feed (EVENTS_FEED) or a module handles events in process; off, it
+ * writes nothing and costs nothing. Modules never call it: they hand their events to the unit of
+ * work they commit with.
  */
 @Injectable()
 export class Outbox {
@@ -38,7 +39,7 @@ export class Outbox {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.active = config.events.url !== undefined;
+    this.active = config.events.url !== undefined || config.events.feed;
     this.source = config.events.source;
     const escape = (name: string) => dataSource.driver.escape(name);
     const metadata = dataSource.getMetadata(OutboxEventEntity);
@@ -58,7 +59,7 @@ export class Outbox {
     }`;
   }
 
-  /** Whether units write their events: a broker or an in-process handler takes them. */
+  /** Whether units write their events: a broker, the feed or an in-process handler takes them. */
   get enabled(): boolean {
     return this.active;
   }
