@@ -6,10 +6,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type AsyncMessage, Connection } from 'rabbitmq-client';
 import { type Response } from 'supertest';
 import { DataSource } from 'typeorm';
+import { OutboxStore } from '../src/event-relay/outbox-store';
 import { apiKeyEntry } from './support/auth-credentials';
 import { TEST_BROKER_URL, uniqueExchange } from './support/event-collector';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { IMPORT_MAIN, runNode, startOnNewSqlite, TemporaryDirectories } from './support/processes';
+import { fullScans } from './support/query-plans';
 import { describeOnEachDatabase, describeOnSqlite, type SuiteContext } from './support/test-app';
 
 /**
@@ -344,6 +346,40 @@ describeOnEachDatabase(
   },
   FEED_ON,
 );
+
+describeOnEachDatabase("The event feed's reads", (context) => {
+  /** Enough events that a scan and an index lookup differ, for the planner as for the tests. */
+  const EVENTS = 20_000;
+
+  it('look the reader’s last event up by its id and read the page after it by position: no scan', async () => {
+    const dataSource = context.running.app.get(DataSource);
+    const sqlite = dataSource.options.type === 'better-sqlite3';
+    const numbers = sqlite
+      ? `WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ${EVENTS}) SELECT n FROM s`
+      : `SELECT seq AS n FROM seq_1_to_${EVENTS}`;
+    const id = sqlite
+      ? `printf('%08d-0000-4000-8000-%012d', n, n)`
+      : `CONCAT(LPAD(n, 8, '0'), '-0000-4000-8000-', LPAD(n, 12, '0'))`;
+    await dataSource.query(
+      `INSERT INTO event_outbox (position, event_id, routing_key, time, body) SELECT n, ${id}, 'transaction.agents-changed', '2026-01-01 00:00:00.000', '{}' FROM (${numbers}) numbers`,
+    );
+    await dataSource.query(sqlite ? 'ANALYZE' : 'ANALYZE TABLE event_outbox');
+    const store = new OutboxStore(dataSource);
+    const reads = [
+      ...store.feedStatements('00012345-0000-4000-8000-000000012345', 100),
+      ...store.feedStatements(undefined, 1000),
+    ];
+    for (const statement of reads)
+      expect({
+        sql: statement.sql,
+        scans: await fullScans(dataSource, statement, { sorts: true }),
+      }).toEqual({ sql: statement.sql, scans: [] });
+    // The page after that event is there: the plans are those of a real read.
+    expect(await dataSource.query<unknown[]>(reads[1].sql, [...reads[1].parameters])).toHaveLength(
+      100,
+    );
+  });
+});
 
 describeOnSqlite('The event feed, off', (context) => {
   it('answers 404 saying how to turn it on, and the outbox stays off', async () => {
