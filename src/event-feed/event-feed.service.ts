@@ -101,6 +101,7 @@ export class EventFeed implements OnApplicationBootstrap, OnModuleDestroy {
    */
   async read(query: FeedQuery, signal: AbortSignal): Promise<FeedPage> {
     const until = Date.now() + query.timeout;
+    let bodies: string[];
     for (;;) {
       const read = this.store.feedRead(
         await this.unitOfWork.readStatements(
@@ -108,12 +109,15 @@ export class EventFeed implements OnApplicationBootstrap, OnModuleDestroy {
         ),
       );
       if (!read.found) throw new EventGoneError(query.lastEventId!);
+      bodies = read.bodies;
       // A shutdown that began meanwhile cuts the wait short.
       const left = Math.min(until, this.closingAt) - Date.now();
-      if (read.bodies.length > 0 || left <= 0 || this.stopping || signal.aborted)
-        return { body: `[${read.bodies.join(',')}]`, full: read.bodies.length === query.limit };
+      if (bodies.length > 0 || left <= 0 || signal.aborted) break;
       await this.newEvents.past(read.lastGiven, left, signal);
+      // The application is closing (its database with it): answered at once, without a read.
+      if (this.stopping) break;
     }
+    return { body: `[${bodies.join(',')}]`, full: bodies.length === query.limit };
   }
 
   /**
