@@ -1,16 +1,16 @@
 import autocannon from 'autocannon';
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { type AddressInfo, createServer } from 'node:net';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnection } from 'mysql2/promise';
-import { scripts } from '../package.json';
 import { generateRequirements, generateTransactions, type DatasetSize } from './dataset';
 import { BENCH_EVENTS, benchDataTransfer, TRANSFER_SIZE, transferTable } from './data-transfer';
+import { benchEventFeed, feedTable } from './event-feed';
 import { runMysqlReference } from './reference-mysql';
+import { children, freePort, REACTING_SERVICE, startService, stopService } from './service';
 
 /**
  * `npm run bench`: the service on the embedded database (and on MariaDB when BENCH_DATABASE_URL names
@@ -23,9 +23,6 @@ import { runMysqlReference } from './reference-mysql';
  */
 
 const DIST = join(__dirname, '..');
-const SERVICE = join(DIST, 'src', 'main.js');
-/** The service with the reacting test module mounted (test/support/reacting-main.ts). */
-const REACTING_SERVICE = join(DIST, 'test', 'support', 'reacting-main.js');
 const IMPORT = join(DIST, 'src', 'data-import', 'main.js');
 
 const number = (name: string, fallback: number) =>
@@ -69,33 +66,6 @@ interface Measure {
 }
 
 const results: Measure[] = [];
-const children: ChildProcess[] = [];
-
-/** A port the OS says is free on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Polls `url` until it answers 200, often enough to time a start to about 10 ms. */
-async function waitFor(url: string, deadlineMs = 60000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer`);
-    await sleep(10);
-  }
-}
 
 function run(command: string, args: string[], env: Record<string, string>): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -107,51 +77,6 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
       code === 0 ? resolve() : reject(new Error(`${command} exited ${code}`)),
     );
   });
-}
-
-/** The Node.js flags of `npm run start:prod`, whose command the Dockerfile's CMD runs too. */
-const PRODUCTION_NODE_FLAGS = scripts['start:prod']
-  .split(' ')
-  .filter((word) => word.startsWith('--'));
-
-interface Service {
-  readonly url: string;
-  readonly process: ChildProcess;
-  /** From spawning the process to its first answered request (readiness), in ms. */
-  readonly startMs: number;
-}
-
-/** The service as production runs it: JSON logs (to nowhere), request ids, helmet. */
-async function startService(
-  databaseUrl: string,
-  env: Record<string, string> = {},
-  main = SERVICE,
-): Promise<Service> {
-  const port = await freePort();
-  const spawned = performance.now();
-  const child = spawn(process.execPath, [...PRODUCTION_NODE_FLAGS, main], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      AUTH_MODE: 'none',
-      DEMO_DATA: 'false',
-      MIGRATIONS_RUN: 'true',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  children.push(child);
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/health/ready`);
-  return { url, process: child, startMs: performance.now() - spawned };
-}
-
-/** Kills a service at once and waits for its exit, so that the next one has the database alone. */
-async function stopService(service: Service): Promise<void> {
-  service.process.kill('SIGKILL');
-  await new Promise((resolve) => service.process.once('exit', resolve));
 }
 
 /** A reference server; its arguments are the port and then `args`. */
@@ -812,7 +737,10 @@ async function main(): Promise<void> {
       TRANSFER_SIZE,
       process.env.BENCH_DATABASE_URL,
     );
-    process.stdout.write(`${report(figures)}\n\n${transferTable(transfer)}\n`);
+    const feed = await benchEventFeed(directory, process.env.BENCH_DATABASE_URL);
+    process.stdout.write(
+      `${report(figures)}\n\n${transferTable(transfer)}\n\n${feedTable(feed)}\n`,
+    );
   } finally {
     for (const child of children) child.kill('SIGKILL');
     await rm(directory, { recursive: true, force: true });

@@ -84,9 +84,12 @@ function measureOf(operation: string, database: string, summary: string): Transf
   };
 }
 
-/** A fresh MariaDB database on the server, dropped by the returned function. */
-async function freshMariadb(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `property_sales_transfer_${Date.now()}`;
+/** A fresh MariaDB database on the server, named for `purpose`, dropped by the returned function. */
+export async function freshMariadb(
+  serverUrl: string,
+  purpose = 'transfer',
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `property_sales_${purpose}_${Date.now()}`;
   const adminUri = serverUrl.replace(/^mariadb:/, 'mysql:');
   const admin = await createConnection({ uri: adminUri });
   await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);

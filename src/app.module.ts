@@ -5,6 +5,7 @@ import { AuthModule } from './auth/auth.module';
 import { AppConfigModule } from './config/app-config.module';
 import { DataImportModule, DemoDataLoader } from './data-import';
 import { DatabaseModule } from './database/database.module';
+import { EventFeedModule } from './event-feed';
 import { EventsModule } from './event-relay/events.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
@@ -40,6 +41,7 @@ export class AppModule {
         HealthModule,
         MetricsModule,
         EventsModule,
+        EventFeedModule,
         ...modules,
       ],
       providers: [DemoDataLoader],

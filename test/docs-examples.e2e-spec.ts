@@ -4,7 +4,7 @@ import { describeOnSqlite } from './support/test-app';
 
 /**
  * Every curl example of README.md and docs/*.md, run as written against the service on the demo
- * data: each must answer a success, and a read must answer something. An example that cannot run
+ * data (the event feed on): each must answer a success, and a read must answer something. An example that cannot run
  * here (it needs a key or a broker) is marked in its page with `<!-- docs-example: skip (why) -->`
  * just before its block.
  */
@@ -135,5 +135,6 @@ describeOnSqlite(
       },
     );
   },
-  { DEMO_DATA: 'true' },
+  // The event feed on, so that its examples run too.
+  { DEMO_DATA: 'true', EVENTS_FEED: 'true', EVENTS_POLL_MS: '50' },
 );

@@ -1,5 +1,6 @@
 import { AbstractLogger, DataSource } from 'typeorm';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { fullScans, type Statement } from './support/query-plans';
 import { describeOnEachDatabase, relayIdle, type SuiteContext } from './support/test-app';
 
 /** Enough rows that a scan and an index lookup differ, for the planner as for the tests. */
@@ -15,11 +16,6 @@ const LISTED = Number(process.env.QUERY_PLAN_ROWS ?? 1_000_000);
 const LOAD_TIMEOUT_MS = 10 * 60 * 1000;
 const STATUSES = ['Reserved', 'Approved', 'Cancelled', 'Closed'];
 const FINANCE_TYPES = ['Cash', 'Bank Financing', 'Pag-IBIG'];
-
-interface Statement {
-  readonly sql: string;
-  readonly parameters: readonly unknown[];
-}
 
 /** Records every statement TypeORM sends, with its parameters, while `recording` is set. */
 class StatementRecorder extends AbstractLogger {
@@ -37,53 +33,6 @@ class StatementRecorder extends AbstractLogger {
 /** The statements whose plan matters: reads and writes of rows, not transaction control or inserts. */
 const planned = (statements: readonly Statement[]) =>
   statements.filter((statement) => /^\s*(SELECT|UPDATE|DELETE)\b/i.test(statement.sql));
-
-/**
- * The names a statement gives its subqueries (`(SELECT …) page`): their rows are ones the statement
- * already read through an index and cut with LIMIT, so reading or sorting them all is no table scan.
- */
-const subqueryNames = (sql: string) =>
-  new Set([...sql.matchAll(/\)\s+[`"]?(\w+)[`"]?/g)].map((match) => match[1]));
-
-/**
- * The steps of a statement's plan that read a whole table or index instead of looking rows up:
- * `ALL`/`index` access in MariaDB's EXPLAIN, `SCAN` in SQLite's EXPLAIN QUERY PLAN. With `sorts`,
- * also the steps that sort a table's rows instead of reading them in index order: `Using filesort`
- * on a table in MariaDB, a temporary B-tree for ORDER BY in SQLite (in a statement reading only
- * tables; over a subquery's rows, it sorts the few that subquery kept).
- */
-async function fullScans(
-  dataSource: DataSource,
-  statement: Statement,
-  { sorts = false } = {},
-): Promise<string[]> {
-  const parameters = [...statement.parameters];
-  const subqueries = subqueryNames(statement.sql);
-  if (dataSource.options.type === 'better-sqlite3') {
-    const plan: Array<{ detail: string }> = await dataSource.query(
-      `EXPLAIN QUERY PLAN ${statement.sql}`,
-      parameters,
-    );
-    return plan
-      .map((step) => step.detail)
-      .filter(
-        (detail) =>
-          (/^SCAN\b/.test(detail) && !subqueries.has(detail.split(' ')[1])) ||
-          (sorts && subqueries.size === 0 && /^USE TEMP B-TREE FOR ORDER BY/.test(detail)),
-      );
-  }
-  const plan: Array<{ table: string; type: string | null; key: string | null; Extra: string }> =
-    await dataSource.query(`EXPLAIN ${statement.sql}`, parameters);
-  return plan
-    .filter((step) => !/^<(derived|union)/.test(step.table))
-    .filter(
-      (step) =>
-        step.type === 'ALL' ||
-        step.type === 'index' ||
-        (sorts && (step.Extra ?? '').includes('Using filesort')),
-    )
-    .map((step) => `${step.type} on ${step.table} (key ${step.key ?? 'none'}; ${step.Extra})`);
-}
 
 /**
  * ListTransactions' rows beyond the imported ones, written by one statement: statuses, finance types

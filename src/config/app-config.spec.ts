@@ -643,6 +643,7 @@ describe('loadAppConfig', () => {
         source: 'urn:property-sales-service',
         retentionMs: 86_400_000,
         pollMs: 500,
+        feed: false,
       });
     });
 
@@ -654,6 +655,7 @@ describe('loadAppConfig', () => {
           EVENTS_SOURCE: 'https://sales.example.com/property-sales',
           EVENTS_RETENTION_MS: '3600000',
           EVENTS_POLL_MS: '100',
+          EVENTS_FEED: 'true',
         }).events,
       ).toEqual({
         url: 'amqps://relay:secret@mq.internal:5671/sales',
@@ -661,6 +663,7 @@ describe('loadAppConfig', () => {
         source: 'https://sales.example.com/property-sales',
         retentionMs: 3_600_000,
         pollMs: 100,
+        feed: true,
       });
       const badUrl = configurationErrorOf({ EVENTS_URL: 'http://relay:secret@mq:5672' });
       expect(badUrl.variables).toEqual(['EVENTS_URL']);
@@ -670,6 +673,7 @@ describe('loadAppConfig', () => {
         ['EVENTS_EXCHANGE', 'two words'],
         ['EVENTS_SOURCE', 'not a uri'],
         ['EVENTS_POLL_MS', '0'],
+        ['EVENTS_FEED', 'yes'],
       ])
         expect(configurationErrorOf({ [name]: value }).variables).toEqual([name]);
       expect(loadAppConfig({ EVENTS_SOURCE: '/property-sales' }).events.source).toBe(

@@ -77,6 +77,11 @@ export interface EventsConfig {
   readonly retentionMs: number;
   /** How often the outbox is looked at for events committed by other instances (or commands). */
   readonly pollMs: number;
+  /**
+   * The HTTP feed of the committed events (GET /api/Events): on, the outbox keeps every event for
+   * its readers, whether or not a broker or a handler takes them.
+   */
+  readonly feed: boolean;
 }
 
 /** What one client connection may hold of the server, so that slow clients cannot starve the others. */
@@ -159,6 +164,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const SQLITE_MEMORY = ':memory:';
 export const DEFAULT_XML_NAMESPACE = 'http://schemas.datacontract.org/2004/07/PropertySales.Models';
 export const DEFAULT_SQLITE_PATH = 'data/property-sales.sqlite';
+/** The CloudEvents `source` of the service's events unless EVENTS_SOURCE names another. */
+export const DEFAULT_EVENTS_SOURCE = 'urn:property-sales-service';
 
 export class ConfigurationError extends Error {
   /**
@@ -588,7 +595,7 @@ function readEvents(reader: EnvironmentReader, env: Environment): EventsConfig {
     /^[\w.:-]{1,255}$/.test(exchange) && !exchange.startsWith('amq.'),
     'must be 1 to 255 letters, digits, _ . : or -, not starting with amq.',
   );
-  const source = reader.text('EVENTS_SOURCE', 'urn:property-sales-service').trim();
+  const source = reader.text('EVENTS_SOURCE', DEFAULT_EVENTS_SOURCE).trim();
   reader.check(
     'EVENTS_SOURCE',
     source.length <= 255 && (URL.canParse(source) || /^\/[^\s?#]*$/.test(source)),
@@ -600,6 +607,7 @@ function readEvents(reader: EnvironmentReader, env: Environment): EventsConfig {
     source,
     retentionMs: reader.integer('EVENTS_RETENTION_MS', 86_400_000, 0, 31 * 86_400_000),
     pollMs: reader.integer('EVENTS_POLL_MS', 500, 10, 60_000),
+    feed: reader.flag('EVENTS_FEED', false),
   };
 }
 

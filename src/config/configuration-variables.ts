@@ -324,13 +324,19 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     names: ['EVENTS_RETENTION_MS'],
     default: '`86400000` (a day)',
     meaning:
-      'How long an event stays in the outbox once every consumer (the broker, each in-process handler) has it (0 to 2678400000, 31 days).',
+      'How long an event stays in the outbox once every consumer (the broker, each in-process handler) has it (0 to 2678400000, 31 days). With `EVENTS_FEED`, also how long the feed serves it: an event is purged once the event after it is this old, so a reader that reads again within it never finds its last id gone.',
   },
   {
     names: ['EVENTS_POLL_MS'],
     default: '`500`',
     meaning:
-      'How often an instance looks in the outbox for events committed by other instances or the import command; its own commits are relayed at once (10 to 60000).',
+      'How often an instance looks in the outbox for events committed by other instances or the import command; its own commits are relayed at once (10 to 60000). Feed readers waiting with `timeout` hear of commits by other instances as often.',
+  },
+  {
+    names: ['EVENTS_FEED'],
+    default: '`false`',
+    meaning:
+      '`true` serves the committed events over HTTP, `GET /api/Events` (scope `events:read`), for consumers that catch up from their last event id or cannot reach the broker: see [Consuming events](consuming-events.md#the-event-feed). On, every write stores its events in the outbox, with or without a broker (what that costs UpdateAgents: [Integration events](integration-events.md)). Off, the route answers 404 saying so. The import command needs it too to write its DataImported event.',
   },
 ];
 

@@ -216,7 +216,8 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.consumers.length === 0) return;
+    // The feed (EVENTS_FEED) alone needs no consumer here, but its events are purged here too.
+    if (this.consumers.length === 0 && !this.config.events.feed) return;
     const readers = this.consumers.filter((consumer) => consumer.readsOutbox);
     const names = readers.map((consumer) => consumer.name);
     await this.unitOfWork.write((manager) => this.store.addCheckpoints(manager, names));
@@ -232,7 +233,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
       this.reactions.onStarted(wake((consumer) => !consumer.readsOutbox)),
     );
     for (const consumer of this.consumers) this.loops.push(this.run(consumer));
-    if (readers.length === 0) return;
+    if (readers.length === 0 && !this.config.events.feed) return;
     const { retentionMs } = this.config.events;
     this.purgeTimer = setInterval(
       () => void this.purge(names),
@@ -477,7 +478,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
       let purged: number;
       do {
         purged = await this.unitOfWork.write((manager) =>
-          this.store.purge(manager, consumers, before),
+          this.store.purge(manager, consumers, before, this.config.events.feed),
         );
       } while (purged > 0 && !this.stopping);
     } catch (error) {

@@ -1,5 +1,5 @@
 import { type DataSource, type EntityManager } from 'typeorm';
-import { type Row } from '../common/statement';
+import { type Row, type Statement } from '../common/statement';
 import { EventCheckpointEntity, OutboxEventEntity } from '../events/entities';
 import { POSITIONS } from '../events/outbox';
 
@@ -20,8 +20,18 @@ export interface Backlog {
   readonly oldest?: Date;
 }
 
+/** What one read of the event feed found. */
+export interface FeedRead {
+  /** The last position given when it read: a reader that found nothing waits for a later one. */
+  readonly lastGiven: number;
+  /** The events' bodies, in position order, as stored. */
+  readonly bodies: string[];
+  /** Whether the reader's last event is still in the outbox; true for a read from the oldest. */
+  readonly found: boolean;
+}
+
 /** Events given positions by one step: a burst of UpdateAgents at full speed, in one statement. */
-const POSITION_BATCH = 5000;
+export const POSITION_BATCH = 5000;
 /** Rows one purge statement deletes: short locks, whatever the backlog. */
 const PURGE_BATCH = 10_000;
 
@@ -62,6 +72,7 @@ export class OutboxStore {
    * the unit of work wrote.
    */
   private readonly bodyText: string;
+  private readonly lastGivenStatement: Statement;
 
   constructor(private readonly dataSource: DataSource) {
     const escape = (name: string) => dataSource.driver.escape(name);
@@ -71,6 +82,10 @@ export class OutboxStore {
     this.checkpoints = escape(dataSource.getMetadata(EventCheckpointEntity).tableName);
     this.timeColumn = outbox.findColumnWithPropertyName('time')!;
     this.bodyText = this.mysql ? 'CAST(body AS CHAR)' : 'body';
+    this.lastGivenStatement = {
+      sql: `SELECT position FROM ${this.checkpoints} WHERE consumer = ?`,
+      parameters: [POSITIONS],
+    };
   }
 
   /** Adds the checkpoints missing, each at the last position given: a new consumer starts now. */
@@ -157,15 +172,6 @@ export class OutboxStore {
     );
   }
 
-  /** The last position given: every event up to it has one (in the reading transaction's view). */
-  async lastGiven(manager: EntityManager): Promise<number> {
-    const [row] = await manager.query<Row[]>(
-      `SELECT position FROM ${this.checkpoints} WHERE consumer = ?`,
-      [POSITIONS],
-    );
-    return Number(row?.position ?? 0);
-  }
-
   /** Which of `consumers` have a checkpoint. */
   async checkpointsOf(manager: EntityManager, consumers: readonly string[]): Promise<Set<string>> {
     if (consumers.length === 0) return new Set();
@@ -208,28 +214,84 @@ export class OutboxStore {
   }
 
   /**
-   * Deletes, a batch at a time, the events every consumer in `consumers` has and that are older than
-   * `before`; how many.
+   * Deletes, a batch at a time, the oldest events: in position order, those every consumer in
+   * `consumers` has (none: every positioned event) and older than `before`, up to the first that is
+   * not, so that what follows any event still there is whole. With `keepLast` (the feed is on), the
+   * last of them stays until the event after it is older than `before` too: a feed reader holding
+   * its id, caught up, can go on however long nothing happens. How many it deleted.
    */
-  async purge(manager: EntityManager, consumers: readonly string[], before: Date): Promise<number> {
+  async purge(
+    manager: EntityManager,
+    consumers: readonly string[],
+    before: Date,
+    keepLast: boolean,
+  ): Promise<number> {
+    const holders = [POSITIONS, ...consumers];
     const [row] = await manager.query<Row[]>(
-      `SELECT MIN(position) AS position FROM ${this.checkpoints} WHERE consumer IN (${placeholders(consumers)})`,
-      [...consumers],
+      `SELECT MIN(position) AS position FROM ${this.checkpoints} WHERE consumer IN (${placeholders(holders)})`,
+      holders,
     );
     if (row?.position == null) return 0;
     const time = this.dataSource.driver.preparePersistentValue(before, this.timeColumn) as unknown;
+    const oldest = await manager.query<Row[]>(
+      `SELECT sequence, CASE WHEN time < ? THEN 1 ELSE 0 END AS old FROM ${this.outbox} WHERE position <= ? ORDER BY position LIMIT ${PURGE_BATCH + 1}`,
+      [time, row.position],
+    );
+    const young = oldest.findIndex((event) => Number(event.old) !== 1);
+    const old = young < 0 ? oldest.length : young;
     // Named by key, as positions are given: no range lock holds up the writers' inserts.
-    const delivered = (
-      await manager.query<Row[]>(
-        `SELECT sequence FROM ${this.outbox} WHERE position <= ? AND time < ? ORDER BY position LIMIT ${PURGE_BATCH}`,
-        [row.position, time],
-      )
-    ).map((event) => Number(event.sequence));
-    if (delivered.length > 0)
+    const purged = oldest
+      .slice(0, Math.min(Math.max(0, keepLast ? old - 1 : old), PURGE_BATCH))
+      .map((event) => Number(event.sequence));
+    if (purged.length > 0)
       await manager.query(
-        `DELETE FROM ${this.outbox} WHERE sequence IN (${placeholders(delivered)})`,
-        delivered,
+        `DELETE FROM ${this.outbox} WHERE sequence IN (${placeholders(purged)})`,
+        purged,
       );
-    return delivered.length;
+    return purged.length;
+  }
+
+  /** The last position given: every event up to it has one (in the reading transaction's view). */
+  async lastGiven(manager: EntityManager): Promise<number> {
+    const [row] = await manager.query<Row[]>(this.lastGivenStatement.sql, [
+      ...this.lastGivenStatement.parameters,
+    ]);
+    return Number(row?.position ?? 0);
+  }
+
+  /**
+   * The statements of one read of the feed, to send together: the last position given, then up to
+   * `limit` events, in position order, after the event `lastEventId` names (from the oldest without
+   * it), then whether that event is still there. Read in that order, and purged oldest first, an
+   * event found was there when the events after it were read. Only positioned events are read: in
+   * the order the broker and the handlers get them.
+   */
+  feedStatements(lastEventId: string | undefined, limit: number): Statement[] {
+    // Written into the statement: a whole number, as the feed's query allows.
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`No page of ${limit}`);
+    const page = `SELECT ${this.bodyText} AS body FROM ${this.outbox} WHERE position > `;
+    const order = ` ORDER BY position LIMIT ${limit}`;
+    if (lastEventId === undefined)
+      return [this.lastGivenStatement, { sql: `${page}0${order}`, parameters: [] }];
+    return [
+      this.lastGivenStatement,
+      {
+        sql: `${page}(SELECT position FROM ${this.outbox} WHERE event_id = ?)${order}`,
+        parameters: [lastEventId],
+      },
+      {
+        sql: `SELECT 1 AS found FROM ${this.outbox} WHERE event_id = ?`,
+        parameters: [lastEventId],
+      },
+    ];
+  }
+
+  /** What the rows of `feedStatements` say. */
+  feedRead([[given], page, found]: readonly Row[][]): FeedRead {
+    return {
+      lastGiven: Number(given?.position ?? 0),
+      bodies: page.map((row) => String(row.body)),
+      found: found === undefined || found.length > 0,
+    };
   }
 }

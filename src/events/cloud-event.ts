@@ -4,6 +4,9 @@ import { type IntegrationEvent } from './integration-event';
 /** The media type of a CloudEvent in structured mode (the whole event, data included, as JSON). */
 export const CLOUD_EVENT_MEDIA_TYPE = 'application/cloudevents+json';
 
+/** The media type of a batch of CloudEvents in the JSON format: a JSON array of events. */
+export const CLOUD_EVENTS_BATCH_MEDIA_TYPE = 'application/cloudevents-batch+json';
+
 export interface EnvelopeContext {
   readonly id: string;
   readonly source: string;

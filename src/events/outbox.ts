@@ -45,9 +45,9 @@ type InTransactionHandler = EventHandlerMethod<object>;
  * Where units of work hand the events of the changes they commit, in the same transaction: each is
  * given its id, heard by the in-transaction handlers of its kind (which may write and publish with the
  * change), and stored in the outbox, so that it exists exactly when its change committed. The outbox
- * is on when something consumes it after commit (a broker, EVENTS_URL, or an after-commit handler);
- * off, it writes nothing and costs nothing. Modules never call it: they hand their events to the unit
- * of work they commit with.
+ * is on when something consumes it after commit (a broker, EVENTS_URL; the event feed, EVENTS_FEED;
+ * or an after-commit handler); off, it writes nothing and costs nothing. Modules never call it: they
+ * hand their events to the unit of work they commit with.
  */
 @Injectable()
 export class Outbox {
@@ -64,7 +64,7 @@ export class Outbox {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.active = config.events.url !== undefined;
+    this.active = config.events.url !== undefined || config.events.feed;
     this.source = config.events.source;
     const escape = (name: string) => dataSource.driver.escape(name);
     const metadata = dataSource.getMetadata(OutboxEventEntity);
@@ -87,7 +87,7 @@ export class Outbox {
     }`;
   }
 
-  /** Whether units write their events: a broker or an after-commit handler takes them. */
+  /** Whether units write their events: a broker, the feed or an after-commit handler takes them. */
   get enabled(): boolean {
     return this.active;
   }

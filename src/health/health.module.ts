@@ -7,5 +7,7 @@ import { Readiness } from './readiness';
   imports: [TerminusModule.forRoot({ logger: false })],
   controllers: [HealthController],
   providers: [Readiness],
+  // For what must end with the shutdown's drain.
+  exports: [Readiness],
 })
 export class HealthModule {}

@@ -15,6 +15,7 @@ export class ShuttingDownError extends DomainError {
 @Injectable()
 export class Readiness {
   private stopping = false;
+  private readonly listeners = new Set<() => void>();
 
   get shuttingDown(): boolean {
     return this.stopping;
@@ -23,6 +24,16 @@ export class Readiness {
   /** Readiness answers 503 from now on, so the gateway stops sending requests here. */
   beginShutdown(): void {
     this.stopping = true;
+    for (const listener of this.listeners) listener();
+  }
+
+  /**
+   * Calls `listener` when the shutdown begins, for work that must end before the listener closes
+   * (a long poll); returns what stops it.
+   */
+  onShutdown(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Throws ShuttingDownError once the shutdown has begun. */

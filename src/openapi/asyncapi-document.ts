@@ -195,8 +195,9 @@ function envelopeSchema(event: IntegrationEventType): Json {
 /**
  * The event of a kind's example as the service publishes it, through the same `cloudEventJson`. Its
  * time is the example's `stamp`, as the publishers stamp their events with their change's stamp.
+ * Also what the event feed's example in the OpenAPI document holds, each with an `id` of its own.
  */
-function exampleEvent(event: IntegrationEventType, source: string): Json {
+export function exampleEvent(event: IntegrationEventType, source: string, id = EXAMPLE_ID): Json {
   const stamp = (event.example as { stamp?: unknown }).stamp;
   return JSON.parse(
     cloudEventJson(
@@ -206,7 +207,7 @@ function exampleEvent(event: IntegrationEventType, source: string): Json {
         time: stamp instanceof Date ? stamp : EXAMPLE_TIME,
         data: event.example,
       },
-      { id: EXAMPLE_ID, source },
+      { id, source },
     ),
   ) as Json;
 }

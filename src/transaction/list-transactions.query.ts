@@ -1,13 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { type Request } from 'express';
-import {
-  FormReader,
-  INT32_MAX,
-  INT32_MIN,
-  RequestValidationError,
-  toValidatedDto,
-  wireModelOf,
-} from '../wire';
+import { INT32_MAX, INT32_MIN, queryStringOf, readQuery, RequestValidationError } from '../wire';
 import { ListTransactionsQueryDto, PAGE_LIMIT } from './dto/list-transactions-query.dto';
 
 /** Which transactions a listing holds; every member optional, all of them must hold. */
@@ -32,9 +25,6 @@ export interface PageRequest {
   readonly after?: PageKey;
   readonly limit: number;
 }
-
-const QUERY = wireModelOf(ListTransactionsQueryDto);
-const queryReader = new FormReader();
 
 /** What a cursor carries: the filters of the listing it belongs to, and where the page ended. */
 interface CursorPayload {
@@ -101,11 +91,7 @@ export function decodeCursor(cursor: string, filter: TransactionFilter): PageKey
 
 /** The query string's page request, validated as Web API validated URI-bound values. */
 export function pageRequestOf(queryString: string): PageRequest {
-  const query = toValidatedDto(
-    ListTransactionsQueryDto,
-    queryReader.decode(queryString, QUERY),
-    QUERY.parameterName,
-  );
+  const query = readQuery(ListTransactionsQueryDto, queryString);
   const filter: TransactionFilter = {
     ...(query.status != null && { status: query.status }),
     ...(query.financetype != null && { financetype: query.financetype }),
@@ -118,12 +104,6 @@ export function pageRequestOf(queryString: string): PageRequest {
     ...(query.cursor != null && { after: decodeCursor(query.cursor, filter) }),
   };
 }
-
-/** The query string as sent, after the path (`request.url` keeps it whatever routing rewrote). */
-export const queryStringOf = (request: Request): string => {
-  const start = request.url.indexOf('?');
-  return start < 0 ? '' : request.url.slice(start + 1);
-};
 
 /** ListTransactions' parameters from the query string: its page request, or 400 in ModelState. */
 export const ListTransactionsQuery = createParamDecorator(

@@ -26,6 +26,7 @@ import {
   INT32_MAX,
   INT32_MIN,
   Int32ParamPipe,
+  queryStringOf,
   WireErrors,
   WireRequestBody,
   WireResponse,
@@ -37,12 +38,7 @@ import { PAGE_LIMIT } from './dto/list-transactions-query.dto';
 import { TransactionPageDto } from './dto/transaction-page.dto';
 import { TransactionDto } from './dto/transaction.dto';
 import { UpdateAgentsDto } from './dto/update-agents.dto';
-import {
-  encodeCursor,
-  ListTransactionsQuery,
-  type PageRequest,
-  queryStringOf,
-} from './list-transactions.query';
+import { encodeCursor, ListTransactionsQuery, type PageRequest } from './list-transactions.query';
 import {
   TransactionChangedError,
   TransactionLockedError,

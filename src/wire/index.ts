@@ -5,7 +5,7 @@
 export { FORM_MEDIA_TYPE, FormReader } from './codecs/form.codec';
 export { JSON_MEDIA_TYPES, JsonCodec } from './codecs/json.codec';
 export { closingQuote } from './codecs/json-reader';
-export { REQUEST_QUOTAS, type WireReader } from './codecs/wire-codec';
+export { REQUEST_QUOTAS, type WireReader, type WireWriter } from './codecs/wire-codec';
 export {
   XML_MEDIA_TYPES,
   XML_SCHEMA_INSTANCE,
@@ -13,11 +13,13 @@ export {
   XmlCollectionReader,
 } from './codecs/xml.codec';
 export { Int32ParamPipe } from './http/int32-param.pipe';
+export { requestMediaType } from './http/wire-body';
+export { queryStringOf, readQuery } from './http/query-string';
 export { RouteMethods } from './http/route-methods';
 export { RepresentationCache, VersionedBody, type VersionedSnapshot } from './http/versioned-body';
 export { MalformedBodyError, type ModelState, RequestValidationError } from './model/wire-errors';
 export { WireExpressAdapter } from './http/wire-express-adapter';
-export { WireFormats } from './http/wire-negotiation';
+export { NEGOTIATED_BY, WireFormats } from './http/wire-negotiation';
 export {
   BooleanField,
   DECIMAL_PRECISION,

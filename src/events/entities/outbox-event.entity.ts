@@ -8,6 +8,9 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
  */
 @Entity('event_outbox')
 @Index('IDX_event_outbox_position', ['position'])
+// The feed finds a reader's last event by its id (`lastEventId`). Not unique: the ids are random
+// UUIDs, and a unique index costs every insert a read to check it.
+@Index('IDX_event_outbox_event_id', ['event_id'])
 export class OutboxEventEntity {
   /**
    * In insert order; a transaction's events take theirs under its row lock, so in its commit order.
