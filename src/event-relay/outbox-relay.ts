@@ -22,7 +22,7 @@ import {
 } from '../events/event-handler.decorator';
 import { type IntegrationEventType } from '../events/integration-event';
 import { Outbox } from '../events/outbox';
-import { BrokerPublisher } from './broker-publisher';
+import { BrokerPublishError, BrokerPublisher } from './broker-publisher';
 import { OutboxStore, type StoredEvent } from './outbox-store';
 
 /** The broker's checkpoint. */
@@ -87,6 +87,7 @@ interface RelayMetrics {
   readonly published: Counter;
   readonly publishFailures: Counter;
   readonly unroutable: Counter;
+  readonly brokerConnected: Gauge;
   readonly latency: Histogram;
   readonly handled: Counter<'handler'>;
   readonly handlerFailures: Counter<'handler'>;
@@ -138,7 +139,10 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
   onModuleInit(): void {
     const { url, exchange } = this.config.events;
     if (url) {
-      const broker = new BrokerPublisher(url, exchange, () => this.metrics.unroutable.inc());
+      const broker = new BrokerPublisher(url, exchange, {
+        unroutable: () => this.metrics.unroutable.inc(),
+        connected: (connected) => this.metrics.brokerConnected.set(connected ? 1 : 0),
+      });
       this.broker = broker;
       this.consumers.push(this.brokerConsumer(broker));
     }
@@ -233,7 +237,10 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
     // Within the unit's time bound, so a broker that does not confirm fails the step, not the unit.
     const publishMs = Math.max(100, Math.floor(this.config.databaseTimeoutMs * 0.8));
     const publish = async (events: readonly StoredEvent[]) => {
-      await broker.publish(events, publishMs);
+      await broker.publish(events, publishMs).catch((error: unknown) => {
+        this.metrics.publishFailures.inc();
+        throw error;
+      });
       const now = Date.now();
       this.metrics.published.inc(events.length);
       for (const event of events)
@@ -268,9 +275,12 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
         );
         return events.length === PUBLISH_BATCH;
       },
+      // The broker's failures are logged by the publisher, once per change of its state.
       failed: (error) => {
-        this.metrics.publishFailures.inc();
-        broker.lost(error as Error);
+        if (!(error instanceof BrokerPublishError))
+          this.logger.warn(
+            `Relaying events to the broker failed on the outbox; it is tried again after a pause: ${(error as Error).message}`,
+          );
       },
     };
   }
@@ -390,13 +400,19 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
       }),
       publishFailures: new Counter({
         name: 'events_publish_failures_total',
-        help: 'Publish steps that failed (broker unreachable, refused or unconfirmed); their events are published again.',
+        help: 'Batches of events sent to the broker that it did not confirm (not in time, refused, or the connection lost under them); they are published again. Nothing is sent while no connection is open: see events_broker_connected.',
         registers,
       }),
       unroutable: new Counter({
         name: 'events_unroutable_total',
         help: 'Events the broker confirmed with no queue bound for their routing key: nobody received them.',
         registers,
+      }),
+      brokerConnected: new Gauge({
+        name: 'events_broker_connected',
+        help: 'With EVENTS_URL: 1 while a connection to the broker is open and it confirms what is published; 0 while it is unreachable, late to confirm, or refusing.',
+        // Not exported without a broker, where it would read as one always away.
+        registers: this.config.events.url ? registers : [],
       }),
       latency: new Histogram({
         name: 'events_relay_latency_seconds',

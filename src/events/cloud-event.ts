@@ -4,6 +4,9 @@ import { type IntegrationEvent } from './integration-event';
 /** The media type of a CloudEvent in structured mode (the whole event, data included, as JSON). */
 export const CLOUD_EVENT_MEDIA_TYPE = 'application/cloudevents+json';
 
+/** The character encoding of the body, sent as the AMQP `content-encoding` property. */
+export const CLOUD_EVENT_ENCODING = 'utf-8';
+
 export interface EnvelopeContext {
   readonly id: string;
   readonly source: string;
