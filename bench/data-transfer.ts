@@ -85,7 +85,7 @@ function measureOf(operation: string, database: string, summary: string): Transf
     database,
     transactions,
     seconds,
-    transactionsPerSecond: transactions / seconds,
+    transactionsPerSecond: Math.round(transactions / seconds),
     peakMb: number(peak[1]),
   };
 }
