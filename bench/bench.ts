@@ -540,25 +540,21 @@ class DeliveryCounter {
   }
 }
 
-/** UpdateAgents in JSON at the write connections until `stop`: the 204s, and the run's figures. */
+/** UpdateAgents in JSON at the write connections until `stop`, counting the 204s as they come. */
 function startWrites(
   url: string,
   count: number,
-): { stop: () => Promise<number>; acknowledged: () => number } {
+): { stop: () => Promise<void>; acknowledged: () => number } {
   const load = updateLoad(url, count, 'json');
   let acknowledged = 0;
-  let finished!: (total: number) => void;
-  const done = new Promise<number>((resolve) => {
+  let finished!: () => void;
+  const done = new Promise<void>((resolve) => {
     finished = resolve;
   });
   const instance = autocannon(
-    {
-      url,
-      connections: load.connections,
-      requests: [load.request!],
-      duration: 3600,
-    },
-    () => finished(acknowledged),
+    // An hour: it runs until stopped.
+    { url, connections: load.connections, requests: [load.request!], duration: 3600 },
+    () => finished(),
   );
   instance.on('response', (_client, status) => {
     if (status === 204) acknowledged++;
@@ -661,8 +657,8 @@ async function benchCatchUp(
   const pending = () => metric(service.url, 'events_pending', '{consumer="broker"}');
   const oldestSeconds = () =>
     metric(service.url, 'events_oldest_pending_age_seconds', '{consumer="broker"}');
+  const writes = startWrites(service.url, count);
   try {
-    const writes = startWrites(service.url, count);
     await sleep(WARMUP_SECONDS * 1000);
     await relay.cut();
     await sleep(CUT_SECONDS * 1000);
@@ -685,7 +681,6 @@ async function benchCatchUp(
     const seconds = (performance.now() - restored) / 1000;
     const acknowledged = writes.acknowledged() - acknowledgedAtRestore;
     const pendingAtEnd = await pending();
-    await writes.stop();
     const { delivered, longestGapMs } = consumer.since(mark);
     recordUnderLoad({
       database,
@@ -698,6 +693,7 @@ async function benchCatchUp(
       catchUpSeconds: caughtUp ? seconds : undefined,
     });
   } finally {
+    await writes.stop();
     await stopService(service);
     await relay.close();
   }
