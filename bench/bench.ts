@@ -6,11 +6,13 @@ import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnection } from 'mysql2/promise';
+import { Connection } from 'rabbitmq-client';
 import { generateRequirements, generateTransactions, type DatasetSize } from './dataset';
 import { BENCH_EVENTS, benchDataTransfer, TRANSFER_SIZE, transferTable } from './data-transfer';
 import { benchEventFeed, feedTable } from './event-feed';
 import { runMysqlReference } from './reference-mysql';
 import { children, freePort, REACTING_SERVICE, startService, stopService } from './service';
+import { TcpRelay } from './tcp-relay';
 
 /**
  * `npm run bench`: the service on the embedded database (and on MariaDB when BENCH_DATABASE_URL names
@@ -48,6 +50,34 @@ interface RelayDrain {
 }
 
 const drains: RelayDrain[] = [];
+
+/** What a consumer of the exchange received while UpdateAgents ran. */
+interface RelayUnderLoad {
+  readonly database: string;
+  readonly scenario: string;
+  /** Acknowledged UpdateAgents per second: events committed per second. */
+  readonly writesPerSecond: number;
+  readonly deliveredPerSecond: number;
+  /** The longest time between two deliveries, in ms: the relay's steps as a consumer sees them. */
+  readonly longestGapMs: number;
+  /** Events still waiting for the broker when the load stopped. */
+  readonly pendingAtEnd: number;
+  /** After a cut: the backlog when the broker came back, and how long catching up took. */
+  readonly backlog?: number;
+  readonly catchUpSeconds?: number;
+}
+
+const underLoad: RelayUnderLoad[] = [];
+
+function recordUnderLoad(figures: RelayUnderLoad): void {
+  underLoad.push(figures);
+  process.stderr.write(
+    `Relay under UpdateAgents (${figures.database}): ${JSON.stringify(figures)}\n`,
+  );
+}
+
+/** How long the broker is cut while UpdateAgents runs, in the drain-under-load scenario. */
+const CUT_SECONDS = number('BENCH_EVENTS_CUT_SECONDS', 10);
 
 interface Measure {
   readonly scenario: string;
@@ -387,9 +417,95 @@ async function metric(url: string, name: string, labels = ''): Promise<number> {
 }
 
 /**
+ * A durable queue of the bench's own bound to the events' exchange, as a consuming system binds one
+ * (the broker confirms a persistent message once that queue has it on disk), counting what it
+ * receives and when.
+ */
+class DeliveryCounter {
+  private readonly times: number[] = [];
+
+  private constructor(
+    private readonly connection: Connection,
+    private readonly consumer: ReturnType<Connection['createConsumer']>,
+    private readonly queue: string,
+    private readonly exchange: string,
+  ) {}
+
+  static async open(url: string, exchange: string): Promise<DeliveryCounter> {
+    const connection = new Connection({ url });
+    const queue = `${exchange}.bench-consumer`;
+    const owner: { counter?: DeliveryCounter } = {};
+    const consumer = connection.createConsumer(
+      {
+        queue,
+        noAck: true,
+        queueOptions: { durable: true },
+        exchanges: [{ exchange, type: 'topic', durable: true }],
+        queueBindings: [{ queue, exchange, routingKey: '#' }],
+      },
+      () => void owner.counter?.times.push(performance.now()),
+    );
+    await new Promise((resolve) => consumer.once('ready', resolve));
+    owner.counter = new DeliveryCounter(connection, consumer, queue, exchange);
+    return owner.counter;
+  }
+
+  /** A mark of now, for `since`. */
+  mark(): number {
+    return this.times.length;
+  }
+
+  /** The deliveries since `mark`: how many, and the longest time between two of them. */
+  since(mark: number): { delivered: number; longestGapMs: number } {
+    const times = this.times.slice(mark);
+    let longestGapMs = 0;
+    for (let index = 1; index < times.length; index++)
+      longestGapMs = Math.max(longestGapMs, times[index] - times[index - 1]);
+    return { delivered: times.length, longestGapMs };
+  }
+
+  async close(): Promise<void> {
+    await this.consumer.close();
+    await this.connection.queueDelete({ queue: this.queue });
+    await this.connection.exchangeDelete({ exchange: this.exchange });
+    await this.connection.close();
+  }
+}
+
+/** UpdateAgents in JSON at the write connections until `stop`, counting the 204s as they come. */
+function startWrites(
+  url: string,
+  count: number,
+): { stop: () => Promise<void>; acknowledged: () => number } {
+  const load = updateLoad(url, count, 'json');
+  let acknowledged = 0;
+  let finished!: () => void;
+  const done = new Promise<void>((resolve) => {
+    finished = resolve;
+  });
+  const instance = autocannon(
+    // An hour: it runs until stopped.
+    { url, connections: load.connections, requests: [load.request!], duration: 3600 },
+    () => finished(),
+  );
+  instance.on('response', (_client, status) => {
+    if (status === 204) acknowledged++;
+  });
+  return {
+    acknowledged: () => acknowledged,
+    stop: () => {
+      instance.stop();
+      return done;
+    },
+  };
+}
+
+/**
  * UpdateAgents with events on against `off`, its run with them off on the same data: first with the
  * broker away (the events wait in the outbox; writes go on), then, on a new instance, the relay
- * draining that backlog to the broker (its rate), then with the broker there.
+ * draining that backlog to the broker (its rate), then with the broker there, a consumer's queue
+ * counting what the relay delivers under the load, and last the broker cut for CUT_SECONDS under the
+ * load and the relay catching up while it goes on.
  */
 async function benchEvents(
   databaseUrl: string,
@@ -397,35 +513,122 @@ async function benchEvents(
   count: number,
   off: Measure,
 ): Promise<void> {
-  const away = await startService(databaseUrl, { ...BENCH_EVENTS, EVENTS_URL: BROKER_AWAY });
-  compare(
-    await measure(
-      'UpdateAgents JSON, events on, broker away',
+  const consumer = await DeliveryCounter.open(
+    BENCH_EVENTS.EVENTS_URL,
+    BENCH_EVENTS.EVENTS_EXCHANGE,
+  );
+  try {
+    const away = await startService(databaseUrl, { ...BENCH_EVENTS, EVENTS_URL: BROKER_AWAY });
+    compare(
+      await measure(
+        'UpdateAgents JSON, events on, broker away',
+        database,
+        updateLoad(away.url, count, 'json'),
+      ),
+      off,
+    );
+    const backlog = await metric(away.url, 'events_pending', '{consumer="broker"}');
+    await stopService(away);
+    const on = await startService(databaseUrl, BENCH_EVENTS);
+    const started = performance.now();
+    const publishedAtStart = await metric(on.url, 'events_published_total');
+    let published = publishedAtStart;
+    while (published < backlog) {
+      await sleep(20);
+      published = await metric(on.url, 'events_published_total');
+    }
+    drains.push({
       database,
-      updateLoad(away.url, count, 'json'),
-    ),
-    off,
-  );
-  const backlog = await metric(away.url, 'events_pending', '{consumer="broker"}');
-  await stopService(away);
-  const on = await startService(databaseUrl, BENCH_EVENTS);
-  const started = performance.now();
-  const publishedAtStart = await metric(on.url, 'events_published_total');
-  let published = publishedAtStart;
-  while (published < backlog) {
-    await sleep(20);
-    published = await metric(on.url, 'events_published_total');
+      events: published - publishedAtStart,
+      seconds: (performance.now() - started) / 1000,
+    });
+    const mark = consumer.mark();
+    const measured = await measure(
+      'UpdateAgents JSON, events on',
+      database,
+      updateLoad(on.url, count, 'json'),
+    );
+    compare(measured, off);
+    const { delivered, longestGapMs } = consumer.since(mark);
+    recordUnderLoad({
+      database,
+      scenario: 'broker there',
+      // Over the warm-up and the measured run, as the deliveries are.
+      writesPerSecond: measured.requestsPerSecond,
+      deliveredPerSecond: delivered / (WARMUP_SECONDS + SECONDS),
+      longestGapMs,
+      pendingAtEnd: await metric(on.url, 'events_pending', '{consumer="broker"}'),
+    });
+    await stopService(on);
+    await benchCatchUp(databaseUrl, database, count, consumer);
+  } finally {
+    await consumer.close();
   }
-  drains.push({
-    database,
-    events: published - publishedAtStart,
-    seconds: (performance.now() - started) / 1000,
+}
+
+/**
+ * The relay catching up under load: UpdateAgents runs throughout; the broker (through a TCP relay) is
+ * cut for CUT_SECONDS, then back; from its first delivery after that, how long until the backlog is
+ * delivered (no event waits longer than a second), and at what rate the consumer received events
+ * meanwhile.
+ */
+async function benchCatchUp(
+  databaseUrl: string,
+  database: string,
+  count: number,
+  consumer: DeliveryCounter,
+): Promise<void> {
+  const broker = new URL(BENCH_EVENTS.EVENTS_URL);
+  const relay = await TcpRelay.start(broker.hostname, Number(broker.port || 5672));
+  const through = new URL(broker);
+  through.host = `127.0.0.1:${relay.port}`;
+  const service = await startService(databaseUrl, {
+    ...BENCH_EVENTS,
+    EVENTS_URL: through.toString(),
   });
-  compare(
-    await measure('UpdateAgents JSON, events on', database, updateLoad(on.url, count, 'json')),
-    off,
-  );
-  on.process.kill('SIGTERM');
+  const pending = () => metric(service.url, 'events_pending', '{consumer="broker"}');
+  const oldestSeconds = () =>
+    metric(service.url, 'events_oldest_pending_age_seconds', '{consumer="broker"}');
+  const writes = startWrites(service.url, count);
+  try {
+    await sleep(WARMUP_SECONDS * 1000);
+    await relay.cut();
+    await sleep(CUT_SECONDS * 1000);
+    await relay.restore();
+    // From the first delivery: the client's reconnection (retried every 250 ms to 5 s) aside.
+    const returned = consumer.mark();
+    const reconnecting = performance.now() + 30_000;
+    while (consumer.mark() === returned && performance.now() < reconnecting) await sleep(5);
+    const restored = performance.now();
+    const backlog = await pending();
+    const mark = consumer.mark();
+    const acknowledgedAtRestore = writes.acknowledged();
+    // Caught up once no event waits longer than a second; given up after six times the cut.
+    const limit = restored + 6 * CUT_SECONDS * 1000;
+    let caughtUp = false;
+    while (!caughtUp && performance.now() < limit) {
+      await sleep(50);
+      caughtUp = (await oldestSeconds()) < 1;
+    }
+    const seconds = (performance.now() - restored) / 1000;
+    const acknowledged = writes.acknowledged() - acknowledgedAtRestore;
+    const pendingAtEnd = await pending();
+    const { delivered, longestGapMs } = consumer.since(mark);
+    recordUnderLoad({
+      database,
+      scenario: `catching up after a ${CUT_SECONDS} s cut`,
+      writesPerSecond: acknowledged / seconds,
+      deliveredPerSecond: delivered / seconds,
+      longestGapMs,
+      pendingAtEnd,
+      backlog,
+      catchUpSeconds: caughtUp ? seconds : undefined,
+    });
+  } finally {
+    await writes.stop();
+    await stopService(service);
+    await relay.close();
+  }
 }
 
 /** Turns of UpdateAgents without a handler and with the reacting module, each a median of its turns. */
@@ -716,6 +919,13 @@ function report({ peakRssMb: rssMb, peakRssWithCostlyMb, startMs }: ServiceFigur
     ...drains.map(
       ({ database, events, seconds }) =>
         `Relay (${database}): a backlog of ${events} events published to the broker, confirmed, in ${seconds.toFixed(2)} s: ${Math.round(events / seconds)} events/s.`,
+    ),
+    '',
+    '| Relay under UpdateAgents | Database | Writes/s | Delivered events/s | Longest gap ms | Backlog at return | Caught up in s | Pending at end |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+    ...underLoad.map(
+      (r) =>
+        `| ${r.scenario} | ${r.database} | ${Math.round(r.writesPerSecond)} | ${Math.round(r.deliveredPerSecond)} | ${Math.round(r.longestGapMs)} | ${r.backlog ?? ''} | ${r.catchUpSeconds === undefined ? (r.backlog === undefined ? '' : 'no') : r.catchUpSeconds.toFixed(1)} | ${r.pendingAtEnd} |`,
     ),
   ];
   return lines.join('\n');

@@ -7,10 +7,10 @@ import { scripts } from '../package.json';
 import { generateRequirements, type DatasetSize, writeTransactionsFile } from './dataset';
 import { referenceBulkLoad } from './reference-bulk-load';
 
-/** The broker the events scenarios publish to, on an exchange of their own (no queue: dropped). */
+/** The broker the events scenarios publish to, on an exchange of this run's own. */
 export const BENCH_EVENTS = {
   EVENTS_URL: process.env.BENCH_EVENTS_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
-  EVENTS_EXCHANGE: 'property-sales.bench',
+  EVENTS_EXCHANGE: `property-sales.bench.${process.pid}`,
 };
 
 /**
@@ -66,20 +66,26 @@ function runCommand(
   });
 }
 
-/** Reads `1,000 transactions in 12s (83 transactions/s)` and `peak memory: 140 MB` from a summary. */
+/**
+ * Reads `1,000 transactions in 12s (83 transactions/s)` and `peak memory: 140 MB` from a summary; a
+ * run under a second has no rate (`1,000 transactions in 0.4s`): it is the count over the seconds.
+ */
 function measureOf(operation: string, database: string, summary: string): TransferMeasure {
-  const rate = /(?<![\d,])([\d,]+) transactions in (\S+) \(([\d,]+) transactions\/s\)/.exec(
+  const rate = /(?<![\d,])([\d,]+) transactions in (\S+)(?: \(([\d,]+) transactions\/s\))?/.exec(
     summary,
   );
   const peak = /peak memory: (\d+) MB/.exec(summary);
-  if (!rate || !peak) throw new Error(`unexpected summary: ${summary}`);
+  const short = rate && rate[3] === undefined ? /^([\d.]+)s$/.exec(rate[2]) : undefined;
+  if (!rate || !peak || short === null) throw new Error(`unexpected summary: ${summary}`);
   const number = (text: string) => Number(text.replace(/,/g, ''));
+  const transactions = number(rate[1]);
+  const seconds = short ? Number(short[1]) : transactions / number(rate[3]);
   return {
     operation,
     database,
-    transactions: number(rate[1]),
-    seconds: number(rate[1]) / number(rate[3]),
-    transactionsPerSecond: number(rate[3]),
+    transactions,
+    seconds,
+    transactionsPerSecond: Math.round(transactions / seconds),
     peakMb: number(peak[1]),
   };
 }

@@ -324,9 +324,10 @@ for (const kind of testDatabaseKinds()) {
         const [name, message] = messageOf(document, channel!);
         expect(violations(validators.get(name)!, event)).toEqual([]);
         expect(() => new CloudEvent(event)).not.toThrow();
-        // JSON is UTF-8 (RFC 8259): no content encoding, which AMQP keeps for compression.
-        expect(properties.contentEncoding).toBeUndefined();
+        // As the consumer's guide says, and the message's AMQP binding.
+        expect(message.bindings.amqp.contentEncoding).toBe('utf-8');
         expect(properties).toMatchObject({
+          contentEncoding: 'utf-8',
           exchange,
           messageId: event.id,
           type: message.bindings.amqp.messageType,

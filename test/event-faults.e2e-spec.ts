@@ -1,9 +1,9 @@
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnection } from 'mysql2/promise';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AGENTS_CHANGED } from '../src/transaction/transaction.events';
+import { BrokerRelay } from './support/broker-relay';
 import {
   type Delivery,
   EventCollector,
@@ -12,7 +12,7 @@ import {
 } from './support/event-collector';
 import { COMMISSION_SPLITS_CHANGED } from './support/commission/commission.events';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
-import { freePort, ServiceProcess, TemporaryDirectories } from './support/processes';
+import { ServiceProcess, TemporaryDirectories } from './support/processes';
 import { describeOnMariaDb, RunningApp } from './support/test-app';
 import {
   createTestDatabase,
@@ -50,86 +50,6 @@ afterAll(async () => {
   await stopLoadsAndServices();
   await directories.removeAll();
 });
-
-/**
- * A TCP relay in front of the broker, which the service reaches it through: the test cuts it (open
- * connections closed, new ones refused) or mutes it (the service's frames still reach the broker,
- * the broker's answers, its confirms among them, are dropped).
- */
-class BrokerRelay {
-  private readonly sockets = new Set<Socket>();
-  private muted = false;
-
-  private constructor(
-    private readonly server: Server,
-    readonly port: number,
-  ) {
-    server.on('connection', (client) => this.relay(client));
-  }
-
-  static async start(): Promise<BrokerRelay> {
-    const relay = new BrokerRelay(createServer(), await freePort());
-    await relay.restore();
-    return relay;
-  }
-
-  /** The broker's URL, through the relay. */
-  get url(): string {
-    const url = new URL(TEST_BROKER_URL);
-    url.host = `127.0.0.1:${this.port}`;
-    return url.toString();
-  }
-
-  private relay(client: Socket): void {
-    const broker = new URL(TEST_BROKER_URL);
-    const upstream = connect({ host: broker.hostname, port: Number(broker.port || 5672) });
-    for (const socket of [client, upstream]) {
-      this.sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => {
-        this.sockets.delete(socket);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.on('data', (chunk: Buffer) => upstream.write(chunk));
-    upstream.on('data', (chunk: Buffer) => {
-      if (!this.muted) client.write(chunk);
-    });
-  }
-
-  /** Open connections closed, new ones refused. */
-  async cut(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const socket of this.sockets) socket.destroy();
-    await closed;
-  }
-
-  /** Accepting connections again, on the same port. */
-  restore(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.port, '127.0.0.1', () => {
-        this.server.off('error', reject);
-        resolve();
-      });
-    });
-  }
-
-  /** Drops whatever the broker sends, on every connection, until `unmute`. */
-  mute(): void {
-    this.muted = true;
-  }
-
-  unmute(): void {
-    this.muted = false;
-  }
-
-  async close(): Promise<void> {
-    if (this.server.listening) await this.cut();
-    else for (const socket of this.sockets) socket.destroy();
-  }
-}
 
 /** The AgentsChanged deliveries `collector` has received so far. */
 const agentsChanged = (collector: EventCollector) => collector.ofType(AGENTS_CHANGED.type);
@@ -378,17 +298,69 @@ function openDatabase(url: string): Promise<DataSource> {
   return source.initialize();
 }
 
-/** Events the service's relay had the broker confirm (its events_published_total). */
-async function publishedBy(service: ServiceProcess): Promise<number> {
-  const metrics = (await request(service.baseUrl).get('/metrics').expect(200)).text;
-  return Number(/^events_published_total (\d+)/m.exec(metrics)?.[1] ?? 0);
+/** The value of an unlabelled series in the /metrics of the service at `baseUrl`, 0 when absent. */
+async function metricOf(baseUrl: string, name: string): Promise<number> {
+  const metrics = (await request(baseUrl).get('/metrics').expect(200)).text;
+  const line = metrics.split('\n').find((candidate) => candidate.startsWith(`${name} `));
+  return line === undefined ? 0 : Number(line.slice(name.length + 1));
 }
 
 /** The committed events the broker has not taken yet. */
-async function brokerPending(service: ServiceProcess): Promise<number> {
-  const metrics = (await request(service.baseUrl).get('/metrics').expect(200)).text;
-  return Number(/^events_pending\{consumer="broker"\} (\d+)/m.exec(metrics)?.[1] ?? 0);
+const brokerPending = (service: ServiceProcess) =>
+  metricOf(service.baseUrl, 'events_pending{consumer="broker"}');
+
+/** Events the service's relay had the broker confirm (its events_published_total). */
+const publishedBy = (service: ServiceProcess) =>
+  metricOf(service.baseUrl, 'events_published_total');
+
+/** Waits up to `ms` for `done` of what `read` gives; whether it came. */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  while (!done(await read())) {
+    if (Date.now() > deadline) return false;
+    await sleep(50);
+  }
+  return true;
 }
+
+/**
+ * The values an unlabelled gauge of the service took, as scraped every 100 ms until `stop`, each
+ * change once: what an operator's dashboard shows of it.
+ */
+function watchGauge(baseUrl: string, name: string): { stop: () => Promise<number[]> } {
+  const values: number[] = [];
+  let watching = true;
+  const done = (async () => {
+    while (watching) {
+      const value = await metricOf(baseUrl, name).catch(() => undefined);
+      if (value !== undefined && value !== values.at(-1)) values.push(value);
+      await sleep(100);
+    }
+  })();
+  return {
+    stop: async () => {
+      watching = false;
+      await done;
+      return values;
+    },
+  };
+}
+
+/** The relay's log lines about the broker, by what each says of it. */
+const BROKER_STATE_LINES: ReadonlyArray<readonly [string, RegExp]> = [
+  ['publishing', /^Publishing events to the exchange/],
+  ['reachable again', /is reachable again/],
+  ['unreachable', /is unreachable/],
+  ['unconfirmed', /does not confirm/],
+  ['refused', /refuses the events/],
+];
+
+/** What each of the relay's log lines about the broker says of it, with its level, in order. */
+const brokerStates = (service: ServiceProcess) =>
+  relayLines(service).flatMap(({ msg = '', level }) => {
+    const state = BROKER_STATE_LINES.find(([, pattern]) => pattern.test(msg));
+    return state ? [`${state[0]} (${level})`] : [];
+  });
 
 const report = (figures: object) =>
   process.stdout.write(`${expect.getState().currentTestName}: ${JSON.stringify(figures)}\n`);
@@ -483,6 +455,117 @@ for (const kind of testDatabaseKinds()) {
       expect(unreachable[0].level).toBe(40);
       expect(reachable).toHaveLength(1);
     }, 120_000);
+
+    it('says each change of the broker once, in the log and in events_broker_connected: a stall, then a cut 10 s later', async () => {
+      const transactions = [8501, 8502];
+      await seed(database.url, transactions);
+      collector = await EventCollector.open(uniqueExchange('event-faults.states'));
+      relay = await BrokerRelay.start();
+      const service = await spawnService(database.url, {
+        EVENTS_URL: relay.url,
+        EVENTS_EXCHANGE: collector.exchange,
+        // The broker must confirm within 1.6 s.
+        DATABASE_TIMEOUT_MS: '2000',
+      });
+      const load = new WriteLoad([service.baseUrl], transactions, 2, 20);
+      expect(await collector.until(() => agentsChanged(collector!).length >= 10, 10_000)).toBe(
+        true,
+      );
+      const connected = () => metricOf(service.baseUrl, 'events_broker_connected');
+      expect(await connected()).toBe(1);
+      const gauge = watchGauge(service.baseUrl, 'events_broker_connected');
+      const failuresBefore = await metricOf(service.baseUrl, 'events_publish_failures_total');
+
+      // Silent for 6 s: shorter than the heartbeats' 20 s, so the connection stays open.
+      relay.stall();
+      expect(await eventually(connected, (value) => value === 0, 5000)).toBe(true);
+      await sleep(6000);
+      relay.resume();
+      expect(await eventually(connected, (value) => value === 1, 10_000)).toBe(true);
+      const failuresOfStall =
+        (await metricOf(service.baseUrl, 'events_publish_failures_total')) - failuresBefore;
+
+      await sleep(10_000);
+      await relay.cut();
+      expect(await eventually(connected, (value) => value === 0, 5000)).toBe(true);
+      await sleep(5000);
+      await relay.restore();
+      expect(await eventually(connected, (value) => value === 1, 10_000)).toBe(true);
+      await sleep(1000);
+      const statuses = await load.stop();
+      const values = await gauge.stop();
+
+      const committed = await committedChanges(service.baseUrl, transactions);
+      const drained = await eventsOfEveryChange(collector, committed, 20_000);
+      const result = reportOn(collector, committed);
+      const states = brokerStates(service);
+      report({
+        writes: load.writes,
+        statuses,
+        gauge: values,
+        states,
+        failuresOfStall,
+        ...result,
+        missing: result.missing.length,
+      });
+      load.expectEveryWriteCommitted(statuses, committed);
+      expect(drained).toBe(true);
+      expectEveryChangeOnce(result);
+      expect(values).toEqual([1, 0, 1, 0, 1]);
+      // info is 30, warn 40.
+      expect(states).toEqual([
+        'publishing (30)',
+        'unconfirmed (40)',
+        'reachable again (30)',
+        'unreachable (40)',
+        'reachable again (30)',
+      ]);
+      // Each batch the stall left unconfirmed.
+      expect(failuresOfStall).toBeGreaterThanOrEqual(1);
+    }, 120_000);
+
+    it('counts the events the broker returns for want of a bound queue in events_unroutable_total, and only those', async () => {
+      const exchange = uniqueExchange('event-faults.unroutable');
+      const running = await RunningApp.start(database.url, {
+        ...EVENT_ENV,
+        EVENTS_URL: TEST_BROKER_URL,
+        EVENTS_EXCHANGE: exchange,
+      });
+      try {
+        const metric = (name: string) => metricOf(running.baseUrl, name);
+        // The service declares the exchange; nobody binds a queue to it yet.
+        await running.seed({ requirements: CATALOGUE, transactions: [transactionRecord(8601)] });
+        const update = (brokerid: number) =>
+          running.http
+            .post(UPDATE_AGENTS)
+            .send({ transaction_id: 8601, financetype: 'Cash', brokerid })
+            .expect(204);
+        for (let call = 0; call < 20; call++) await update(300_000 + call);
+        // The import's event and the twenty changes, confirmed: the broker returns before it confirms.
+        expect(
+          await eventually(
+            () => metric('events_published_total'),
+            (published) => published === 21,
+          ),
+        ).toBe(true);
+        expect(await metric('events_unroutable_total')).toBe(21);
+
+        collector = await EventCollector.open(exchange);
+        for (let call = 0; call < 5; call++) await update(310_000 + call);
+        expect(await collector.until(() => agentsChanged(collector!).length === 5)).toBe(true);
+        expect(
+          await eventually(
+            () => metric('events_published_total'),
+            (published) => published === 26,
+          ),
+        ).toBe(true);
+        expect(await metric('events_unroutable_total')).toBe(21);
+      } finally {
+        await running.close();
+        // Its close deletes the exchange.
+        collector ??= await EventCollector.open(exchange);
+      }
+    }, 60_000);
 
     it('publishes an event whose instance was killed (SIGKILL) between commit and confirm after the restart: once or twice, with one id', async () => {
       const transactions = [8201, 8202, 8203];

@@ -31,7 +31,7 @@ import {
 } from '../events/event-handler.decorator';
 import { type IntegrationEventType, type Publish } from '../events/integration-event';
 import { Outbox } from '../events/outbox';
-import { BrokerPublisher } from './broker-publisher';
+import { BrokerPublishError, BrokerPublisher } from './broker-publisher';
 import { OutboxStore, type StoredEvent } from './outbox-store';
 
 /** The broker's checkpoint. */
@@ -121,6 +121,7 @@ interface RelayMetrics {
   readonly published: Counter;
   readonly publishFailures: Counter;
   readonly unroutable: Counter;
+  readonly brokerConnected: Gauge;
   readonly latency: Histogram;
   readonly handled: Counter<'handler'>;
   readonly handlerFailures: Counter<'handler'>;
@@ -181,7 +182,10 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
   onModuleInit(): void {
     const { url, exchange } = this.config.events;
     if (url) {
-      const broker = new BrokerPublisher(url, exchange, () => this.metrics.unroutable.inc());
+      const broker = new BrokerPublisher(url, exchange, {
+        unroutable: () => this.metrics.unroutable.inc(),
+        connected: (connected) => this.metrics.brokerConnected.set(connected ? 1 : 0),
+      });
       this.broker = broker;
       this.consumers.push(this.brokerConsumer(broker));
     }
@@ -295,12 +299,40 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
   private brokerConsumer(broker: BrokerPublisher): Consumer {
     // Within the unit's time bound, so a broker that does not confirm fails the step, not the unit.
     const publishMs = Math.max(100, Math.floor(this.config.databaseTimeoutMs * 0.8));
-    const publish = async (events: readonly StoredEvent[]) => {
-      await broker.publish(events, publishMs);
+    const publish = async (events: readonly StoredEvent[], ms: number) => {
+      await broker.publish(events, ms).catch((error: unknown) => {
+        this.metrics.publishFailures.inc();
+        throw error;
+      });
       const now = Date.now();
       this.metrics.published.inc(events.length);
       for (const event of events)
         this.metrics.latency.observe(Math.max(0, now - event.time.getTime()) / 1000);
+    };
+    /**
+     * Publishes the events past `position`, a batch at a time as `read` gives them, each confirmed
+     * before the next is read, while full batches come and a quarter of the time bound is not spent:
+     * a backlog drains with one claim of the checkpoint and one pass through the connection pool's
+     * queue per quarter, not per batch. The last position confirmed; the failure that stopped it.
+     */
+    const drain = async (
+      position: number,
+      read: (after: number) => Promise<StoredEvent[]>,
+    ): Promise<{ reached: number; more: boolean; failure?: Error }> => {
+      const deadline = Date.now() + publishMs;
+      let reached = position;
+      for (;;) {
+        const events = await read(reached);
+        if (events.length === 0) return { reached, more: false };
+        try {
+          await publish(events, deadline - Date.now());
+        } catch (failure) {
+          return { reached, more: true, failure: failure as Error };
+        }
+        reached = events.at(-1)!.position;
+        if (events.length < PUBLISH_BATCH) return { reached, more: false };
+        if (deadline - Date.now() < publishMs * 0.75) return { reached, more: true };
+      }
     };
     return {
       name: BROKER,
@@ -308,33 +340,43 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
       step: async () => {
         // While the broker is away, the outbox is not read: nothing could be published.
         if (!(await broker.connected(this.config.events.pollMs))) return false;
+        let drained: Awaited<ReturnType<typeof drain>> | undefined;
         if (this.mysql)
           // The checkpoint's row lock is held while the events are published and confirmed: one
-          // instance at a time publishes, in order.
-          return this.unitOfWork.write(async (manager) => {
+          // instance at a time publishes, in order. What was confirmed before a failure is kept.
+          drained = await this.unitOfWork.write(async (manager) => {
             const position = await this.store.claim(manager, BROKER);
-            if (position === undefined) return false;
-            const events = await this.store.after(manager, position, PUBLISH_BATCH);
-            if (events.length === 0) return false;
-            await publish(events);
-            await this.store.advance(manager, BROKER, events.at(-1)!.position);
-            return events.length === PUBLISH_BATCH;
+            if (position === undefined) return undefined;
+            const result = await drain(position, (after) =>
+              this.store.after(manager, after, PUBLISH_BATCH),
+            );
+            if (result.reached === position && result.failure !== undefined) throw result.failure;
+            if (result.reached > position)
+              await this.store.advance(manager, BROKER, result.reached);
+            return result;
           });
-        // SQLite serves one instance; its one connection is not held while the broker confirms.
-        const events = await this.unitOfWork.read(async (manager) => {
-          const position = await this.store.claim(manager, BROKER);
-          return position === undefined ? [] : this.store.after(manager, position, PUBLISH_BATCH);
-        });
-        if (events.length === 0) return false;
-        await publish(events);
-        await this.unitOfWork.write((manager) =>
-          this.store.advance(manager, BROKER, events.at(-1)!.position),
-        );
-        return events.length === PUBLISH_BATCH;
+        else {
+          // SQLite serves one instance; its one connection is not held while the broker confirms.
+          const position = await this.unitOfWork.read((manager) =>
+            this.store.claim(manager, BROKER),
+          );
+          if (position === undefined) return false;
+          drained = await drain(position, (after) =>
+            this.unitOfWork.read((manager) => this.store.after(manager, after, PUBLISH_BATCH)),
+          );
+          const { reached } = drained;
+          if (reached > position)
+            await this.unitOfWork.write((manager) => this.store.advance(manager, BROKER, reached));
+        }
+        if (drained?.failure !== undefined) throw drained.failure;
+        return drained?.more ?? false;
       },
+      // The broker's failures are logged by the publisher, once per change of its state.
       failed: (error) => {
-        this.metrics.publishFailures.inc();
-        broker.lost(error as Error);
+        if (!(error instanceof BrokerPublishError))
+          this.logger.warn(
+            `Relaying events to the broker failed on the outbox; it is tried again after a pause: ${(error as Error).message}`,
+          );
       },
     };
   }
@@ -558,13 +600,19 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
       }),
       publishFailures: new Counter({
         name: 'events_publish_failures_total',
-        help: 'Publish steps that failed (broker unreachable, refused or unconfirmed); their events are published again.',
+        help: 'Batches of events sent to the broker that it did not confirm (not in time, refused, or the connection lost under them); they are published again. Nothing is sent while no connection is open: see events_broker_connected.',
         registers,
       }),
       unroutable: new Counter({
         name: 'events_unroutable_total',
         help: 'Events the broker confirmed with no queue bound for their routing key: nobody received them.',
         registers,
+      }),
+      brokerConnected: new Gauge({
+        name: 'events_broker_connected',
+        help: 'With EVENTS_URL: 1 while a connection to the broker is open and it confirms what is published; 0 while it is unreachable, late to confirm, or refusing.',
+        // Not exported without a broker, where it would read as one always away.
+        registers: this.config.events.url ? registers : [],
       }),
       latency: new Histogram({
         name: 'events_relay_latency_seconds',

@@ -7,6 +7,9 @@ export const CLOUD_EVENT_MEDIA_TYPE = 'application/cloudevents+json';
 /** The media type of a batch of CloudEvents in the JSON format: a JSON array of events. */
 export const CLOUD_EVENTS_BATCH_MEDIA_TYPE = 'application/cloudevents-batch+json';
 
+/** The character encoding of the body, sent as the AMQP `content-encoding` property. */
+export const CLOUD_EVENT_ENCODING = 'utf-8';
+
 export interface EnvelopeContext {
   readonly id: string;
   readonly source: string;

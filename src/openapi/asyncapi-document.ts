@@ -2,7 +2,11 @@ import { type INestApplication } from '@nestjs/common';
 import { type OpenAPIObject } from '@nestjs/swagger';
 import { type Request, type Response } from 'express';
 import { type AppConfig } from '../config/app-config';
-import { CLOUD_EVENT_MEDIA_TYPE, cloudEventJson } from '../events/cloud-event';
+import {
+  CLOUD_EVENT_ENCODING,
+  CLOUD_EVENT_MEDIA_TYPE,
+  cloudEventJson,
+} from '../events/cloud-event';
 import { type IntegrationEventType } from '../events/integration-event';
 import { publishedEvents } from '../events/module-events';
 import { wireModelOf } from '../wire';
@@ -222,7 +226,11 @@ function message(event: IntegrationEventType, source: string): Json {
     contentType: CLOUD_EVENT_MEDIA_TYPE,
     payload: envelopeSchema(event),
     bindings: {
-      amqp: { messageType: event.type, bindingVersion: AMQP_BINDINGS },
+      amqp: {
+        contentEncoding: CLOUD_EVENT_ENCODING,
+        messageType: event.type,
+        bindingVersion: AMQP_BINDINGS,
+      },
     },
     examples: [
       { name: messageName(event), summary: event.summary, payload: exampleEvent(event, source) },
