@@ -138,7 +138,13 @@ export class SuiteContext {
   constructor(
     readonly kind: DatabaseKind,
     private readonly env: Environment,
+    private readonly modules: ModuleMetadata['imports'] = [],
   ) {}
+
+  /** Starts the suite's service on its database. */
+  async start(env: Environment = {}): Promise<void> {
+    this.running = await RunningApp.start(this.database.url, { ...this.env, ...env }, this.modules);
+  }
 
   get http() {
     return this.running.http;
@@ -148,7 +154,7 @@ export class SuiteContext {
   async restart(env: Environment = {}, meanwhile?: () => Promise<void>): Promise<void> {
     await this.running.close();
     await meanwhile?.();
-    this.running = await RunningApp.start(this.database.url, { ...this.env, ...env });
+    await this.start(env);
   }
 }
 
@@ -157,13 +163,14 @@ function describeOn(
   title: string,
   body: (context: SuiteContext) => void,
   env: Environment,
+  modules: ModuleMetadata['imports'],
 ): void {
   for (const kind of kinds) {
     describe(`${title} [${kind}]`, () => {
-      const context = new SuiteContext(kind, env);
+      const context = new SuiteContext(kind, env, modules);
       beforeAll(async () => {
         context.database = await createTestDatabase(kind);
-        context.running = await RunningApp.start(context.database.url, env);
+        await context.start();
       });
       afterAll(async () => {
         await context.running?.close();
@@ -176,14 +183,15 @@ function describeOn(
 
 /**
  * Declares a suite once per test database: each gets a fresh database and a running service before its
- * tests, and both are removed after.
+ * tests, and both are removed after. `modules` are mounted beside the service's own.
  */
 export function describeOnEachDatabase(
   title: string,
   body: (context: SuiteContext) => void,
   env: Environment = {},
+  modules: ModuleMetadata['imports'] = [],
 ): void {
-  describeOn(testDatabaseKinds(), title, body, env);
+  describeOn(testDatabaseKinds(), title, body, env, modules);
 }
 
 /**
@@ -195,8 +203,9 @@ export function describeOnSqlite(
   title: string,
   body: (context: SuiteContext) => void,
   env: Environment = {},
+  modules: ModuleMetadata['imports'] = [],
 ): void {
-  describeOn(['sqlite'], title, body, env);
+  describeOn(['sqlite'], title, body, env, modules);
 }
 
 /**
