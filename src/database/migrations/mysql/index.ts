@@ -4,6 +4,7 @@ import { WideTextColumns1795411875242 } from './1795411875242-WideTextColumns';
 import { WideCallerId1795426546718 } from './1795426546718-WideCallerId';
 import { ListingIndexes1795600000000 } from './1795600000000-ListingIndexes';
 import { EventOutbox1795712398666 } from './1795712398666-EventOutbox';
+import { AgentHistoryVersions1795875575502 } from './1795875575502-AgentHistoryVersions';
 
 /** The production schema, oldest first; applied by `npm run migration:run` or MIGRATIONS_RUN=true. */
 export const MYSQL_MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MYSQL_MIGRATIONS = [
   WideCallerId1795426546718,
   ListingIndexes1795600000000,
   EventOutbox1795712398666,
+  AgentHistoryVersions1795875575502,
 ];

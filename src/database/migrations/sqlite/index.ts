@@ -4,6 +4,7 @@ import { WideTextColumns1795411873512 } from './1795411873512-WideTextColumns';
 import { WideCallerId1795426546718 } from './1795426546718-WideCallerId';
 import { ListingIndexes1795600000000 } from './1795600000000-ListingIndexes';
 import { EventOutbox1795712384891 } from './1795712384891-EventOutbox';
+import { AgentHistoryVersions1795875530975 } from './1795875530975-AgentHistoryVersions';
 
 /** The embedded database's schema, oldest first; the service applies them at every start. */
 export const SQLITE_MIGRATIONS = [
@@ -13,4 +14,5 @@ export const SQLITE_MIGRATIONS = [
   WideCallerId1795426546718,
   ListingIndexes1795600000000,
   EventOutbox1795712384891,
+  AgentHistoryVersions1795875530975,
 ];
