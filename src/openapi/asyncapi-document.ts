@@ -2,7 +2,7 @@ import { type INestApplication } from '@nestjs/common';
 import { type OpenAPIObject } from '@nestjs/swagger';
 import { type Request, type Response } from 'express';
 import { type AppConfig } from '../config/app-config';
-import { CLOUD_EVENT_MEDIA_TYPE, cloudEventJson } from '../events/cloud-event';
+import { CLOUD_EVENT_MEDIA_TYPE, cloudEventJson, dataSchemaPointer } from '../events/cloud-event';
 import { declaredIntegrationEvents, type IntegrationEventType } from '../events/integration-event';
 import { wireModelOf } from '../wire';
 import { canonical, createOpenApiDocument, reachable } from './openapi-document';
@@ -42,7 +42,13 @@ const DESCRIPTION =
   'exactly when the change committed, and it is published again until the broker confirms it, so a ' +
   'consumer may receive an event more than once: deduplicate by its CloudEvents `id`. The events ' +
   'about one subject (one transaction) are published in the order their changes committed. The ' +
-  'broker drops an event no queue is bound for: bind a durable queue before relying on the events.';
+  'broker drops an event no queue is bound for: bind a durable queue before relying on the events. ' +
+  "Each event's `dataschema` names its data's schema in this document. Under one type the data " +
+  'only grows (members added); an incompatible change comes as a new type beside the old one, ' +
+  'both published for a deprecation period.';
+
+/** Text as a regular expression matches it literally. */
+const escapedForPattern = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A message example's `payload`: the event as the service publishes it. */
 const EXAMPLE_PAYLOAD = (key: string, parentKey?: string) =>
@@ -92,8 +98,8 @@ function jsonSchemaOf(schema: Json): Json {
 /** The message of a kind is named as its data's schema: `AgentsChanged`. */
 const messageName = (event: IntegrationEventType) => wireModelOf(event.payload).schemaName;
 
-/** Where the document keeps the schema of a kind's data. */
-const schemaRef = (event: IntegrationEventType) => `#/components/schemas/${messageName(event)}`;
+/** Where the document keeps the schema of a kind's data: where each event's `dataschema` points. */
+const schemaRef = (event: IntegrationEventType) => `#${dataSchemaPointer(event)}`;
 
 /**
  * The schemas of the events' data, from the OpenAPI document made with them as extra models: the
@@ -170,6 +176,16 @@ function envelopeSchema(event: IntegrationEventType): Json {
           'When the change was made, in the format and offset of the service (APP_TIMEZONE).',
       },
       datacontenttype: { type: 'string', const: 'application/json' },
+      dataschema: {
+        type: 'string',
+        format: 'uri',
+        // The address is the deployment's; the schema it names is this message's.
+        pattern: `${escapedForPattern(schemaRef(event))}$`,
+        description:
+          "The schema of `data`: this document's address (EVENTS_SCHEMA_URL) with the schema's JSON " +
+          'Pointer. It changes only with an incompatible change of the data, which comes as a new ' +
+          'type beside this one. Absent on events committed before the service sent it.',
+      },
       traceparent: {
         type: 'string',
         pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$',
@@ -195,7 +211,7 @@ function envelopeSchema(event: IntegrationEventType): Json {
  * The event of a kind's example as the service publishes it, through the same `cloudEventJson`. Its
  * time is the example's `stamp`, as the publishers stamp their events with their change's stamp.
  */
-function exampleEvent(event: IntegrationEventType, source: string): Json {
+function exampleEvent(event: IntegrationEventType, source: string, schemaUrl: string): Json {
   const stamp = (event.example as { stamp?: unknown }).stamp;
   return JSON.parse(
     cloudEventJson(
@@ -205,13 +221,13 @@ function exampleEvent(event: IntegrationEventType, source: string): Json {
         time: stamp instanceof Date ? stamp : EXAMPLE_TIME,
         data: event.example,
       },
-      { id: EXAMPLE_ID, source },
+      { id: EXAMPLE_ID, source, schemaUrl },
     ),
   ) as Json;
 }
 
 /** A kind's message: the CloudEvent on the wire, its AMQP properties and its example. */
-function message(event: IntegrationEventType, source: string): Json {
+function message(event: IntegrationEventType, source: string, schemaUrl: string): Json {
   return {
     name: messageName(event),
     title: event.type,
@@ -223,7 +239,11 @@ function message(event: IntegrationEventType, source: string): Json {
       amqp: { messageType: event.type, bindingVersion: AMQP_BINDINGS },
     },
     examples: [
-      { name: messageName(event), summary: event.summary, payload: exampleEvent(event, source) },
+      {
+        name: messageName(event),
+        summary: event.summary,
+        payload: exampleEvent(event, source, schemaUrl),
+      },
     ],
   };
 }
@@ -246,14 +266,14 @@ export function createAsyncApiDocument(
     version,
     events.map((event) => event.payload),
   );
-  const { exchange, source, url } = config.events;
+  const { exchange, source, url, schemaUrl } = config.events;
   const { server, vhost } = brokerServer(url);
   const channels: Record<string, Json> = {};
   const operations: Record<string, Json> = {};
   const messages: Record<string, Json> = {};
   for (const event of events) {
     const name = messageName(event);
-    messages[name] = message(event, source);
+    messages[name] = message(event, source, schemaUrl);
     channels[event.routingKey] = {
       address: event.routingKey,
       title: event.summary,
