@@ -58,7 +58,8 @@ function agentsChangedBody(id: string, time: Date): string {
         salesagentname_recruit: 'Jose Ramos',
       },
     },
-    { id, source: DEFAULT_EVENTS_SOURCE },
+    // As a service on port 3000 with the default EVENTS_SCHEMA_URL writes it.
+    { id, source: DEFAULT_EVENTS_SOURCE, schemaUrl: 'http://localhost:3000/asyncapi-json' },
   );
 }
 

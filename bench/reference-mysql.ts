@@ -36,7 +36,7 @@ export async function updateAgentsByHand(
     const stamp = new Date();
     await connection.query(
       'UPDATE `sales_transaction` SET `brokerid` = ?, `brokername` = ?, `stamp` = ?, `row_version` = `row_version` + 1 WHERE `transaction_id` = ?; ' +
-        'INSERT INTO `agent_assignment` (`transaction_id`, `stamp`, `changed_by`, `changes`) VALUES (?, ?, NULL, ?); COMMIT',
+        'INSERT INTO `agent_assignment` (`transaction_id`, `stamp`, `changed_by`, `changes`, `row_version`) VALUES (?, ?, NULL, ?, ?); COMMIT',
       [
         brokerid,
         brokername,
@@ -45,6 +45,7 @@ export async function updateAgentsByHand(
         transactionId,
         stamp,
         JSON.stringify([{ field: 'brokerid', before: before?.brokerid ?? null, after: brokerid }]),
+        Number(before?.row_version) + 1,
       ],
     );
   } catch (error) {

@@ -85,7 +85,7 @@ function sqliteUpdateAgents(database: SqliteConnection): UpdateAgents {
     'UPDATE "sales_transaction" SET "brokerid" = ?, "brokername" = ?, "stamp" = ?, "row_version" = "row_version" + 1 WHERE "transaction_id" = ?',
   );
   const append = database.prepare(
-    'INSERT INTO "agent_assignment" ("transaction_id", "stamp", "changed_by", "changes") VALUES (?, ?, NULL, ?)',
+    'INSERT INTO "agent_assignment" ("transaction_id", "stamp", "changed_by", "changes", "row_version") VALUES (?, ?, NULL, ?, ?)',
   );
   return (transactionId, brokerid, brokername) => {
     begin.run();
@@ -97,6 +97,7 @@ function sqliteUpdateAgents(database: SqliteConnection): UpdateAgents {
         transactionId,
         stamp,
         JSON.stringify([{ field: 'brokerid', before: before?.brokerid ?? null, after: brokerid }]),
+        Number(before?.row_version) + 1,
       );
       commit.run();
     } catch (error) {

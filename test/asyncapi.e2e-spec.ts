@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import { CloudEvent } from 'cloudevents';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { CLOUD_EVENT_MEDIA_TYPE } from '../src/events/cloud-event';
 import { publishedEvents } from '../src/events/module-events';
 import { DATA_IMPORTED } from '../src/data-import/import.events';
@@ -13,6 +14,7 @@ import { INT32_MAX, INT32_MIN, wireModelOf } from '../src/wire';
 import { apiKeysVariable } from './support/auth-credentials';
 import { EventCollector, TEST_BROKER_URL, uniqueExchange } from './support/event-collector';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { freePort } from './support/processes';
 import { type Environment, RunningApp } from './support/test-app';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './support/test-database';
 import { UPDATE_AGENTS } from './support/update-agents-cases';
@@ -47,11 +49,8 @@ function closed(schema: unknown): unknown {
   return copy;
 }
 
-/**
- * A validator of each message's payload, compiled strictly (a keyword JSON Schema does not know
- * fails), with the document's schemas as its definitions and every object closed.
- */
-function payloadValidators(document: Json): Map<string, ValidateFunction> {
+/** Ajv compiling strictly (a keyword JSON Schema does not know fails), with the document's formats. */
+function strictAjv(): Ajv {
   const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: true });
   addFormats(ajv);
   ajv.addFormat('int32', {
@@ -61,18 +60,36 @@ function payloadValidators(document: Json): Map<string, ValidateFunction> {
   });
   // A .NET decimal: any JSON number (a module's own events may carry one).
   ajv.addFormat('decimal', { type: 'number', validate: () => true });
+  return ajv;
+}
+
+/** A schema of the document compiled with the document's schemas as its definitions, objects closed. */
+function compiled(ajv: Ajv, document: Json, schema: Json): ValidateFunction {
+  const standalone = JSON.parse(
+    JSON.stringify({ ...schema, definitions: document.components.schemas }).replaceAll(
+      '"$ref":"#/components/schemas/',
+      '"$ref":"#/definitions/',
+    ),
+  ) as Json;
+  return ajv.compile(closed(standalone) as Json);
+}
+
+/** A validator of each message's payload. */
+function payloadValidators(document: Json): Map<string, ValidateFunction> {
+  const ajv = strictAjv();
   const validators = new Map<string, ValidateFunction>();
-  for (const [name, message] of Object.entries(messagesOf(document))) {
-    const schema = JSON.parse(
-      JSON.stringify({
-        ...(message.payload as Json),
-        definitions: document.components.schemas,
-      }).replaceAll('"#/components/schemas/', '"#/definitions/'),
-    ) as Json;
-    validators.set(name, ajv.compile(closed(schema) as Json));
-  }
+  for (const [name, message] of Object.entries(messagesOf(document)))
+    validators.set(name, compiled(ajv, document, message.payload as Json));
   return validators;
 }
+
+/** What a JSON Pointer (RFC 6901) names in a document. */
+const pointedAt = (document: Json, pointer: string): unknown =>
+  pointer
+    .split('/')
+    .slice(1)
+    .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce<unknown>((node, token) => (node as Json | undefined)?.[token], document);
 
 /** The document's messages, by name. */
 const messagesOf = (document: Json) => document.components.messages as Record<string, Json>;
@@ -87,6 +104,72 @@ function messageOf(document: Json, channel: Json): [string, Json] {
   const [reference] = Object.values(channel.messages as Record<string, { $ref: string }>);
   const name = reference.$ref.split('/').pop()!;
   return [name, messagesOf(document)[name]];
+}
+
+/** What a consumer relies on of a kind of event: its routing key, its subject, its data's schema. */
+interface PublishedKind {
+  readonly routingKey: string;
+  readonly subject: boolean;
+  /** Its schema with every `$ref` written out, so a change of a record it holds shows in it. */
+  readonly data: Json;
+}
+
+/** Each kind of event the document describes, by CloudEvents type. */
+function publishedKinds(document: Json): Record<string, PublishedKind> {
+  const inlined = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inlined);
+    if (node === null || typeof node !== 'object') return node;
+    const { $ref } = node as Json;
+    if (typeof $ref === 'string') return inlined(pointedAt(document, $ref.slice(1)));
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inlined(value)]));
+  };
+  return Object.fromEntries(
+    Object.values(document.channels as Record<string, Json>).map((channel) => {
+      const [, message] = messageOf(document, channel);
+      const envelope = message.payload as Json;
+      return [
+        envelope.properties.type.const as string,
+        {
+          routingKey: channel.address as string,
+          subject: (envelope.required as string[]).includes('subject'),
+          data: inlined(envelope.properties.data) as Json,
+        },
+      ];
+    }),
+  );
+}
+
+/**
+ * What a consumer of `was` would no longer find in `now`: a member removed or no longer always
+ * written, or any keyword of a member changed (type, format, bounds, nullability). Members added, at
+ * any depth, are not listed: readers ignore members they do not know.
+ */
+function breakingChanges(was: Json, now: Json | undefined, path: string): string[] {
+  if (now === undefined) return [`${path} was removed`];
+  const found: string[] = [];
+  for (const [keyword, value] of Object.entries(was)) {
+    if (keyword === 'properties') {
+      for (const [member, schema] of Object.entries(value as Record<string, Json>))
+        found.push(
+          ...breakingChanges(
+            schema,
+            (now.properties as Json | undefined)?.[member] as Json,
+            `${path}.${member}`,
+          ),
+        );
+    } else if (keyword === 'items') {
+      found.push(...breakingChanges(value as Json, now.items as Json | undefined, `${path}[]`));
+    } else if (keyword === 'required') {
+      for (const member of value as string[])
+        if (!((now.required as string[] | undefined) ?? []).includes(member))
+          found.push(`${path}.${member} is no longer always written`);
+    } else if (!isDeepStrictEqual(value, now[keyword])) {
+      found.push(
+        `${path}: ${keyword} was ${JSON.stringify(value)}, is ${JSON.stringify(now[keyword])}`,
+      );
+    }
+  }
+  return found;
 }
 
 /** Whether the parser found an error (its severities are another copy of the same enum). */
@@ -205,6 +288,10 @@ describe('the AsyncAPI document', () => {
       expect(message.payload.properties.data).toEqual({
         $ref: `#/components/schemas/${model.schemaName}`,
       });
+      // dataschema names that schema in this document, at the address consumers read it from.
+      expect(message.examples[0].payload.dataschema).toBe(
+        `http://localhost:3000${ASYNCAPI_PATH}#/components/schemas/${model.schemaName}`,
+      );
       // The data's members as the wire model declares them, in its order, each always written.
       const data = document.components.schemas[model.schemaName] as Json;
       const members = model.members.map((member) => member.name);
@@ -222,6 +309,79 @@ describe('the AsyncAPI document', () => {
         }),
       ]);
     }
+  });
+
+  it('keeps every kind of event released as it was released: its routing key, subject and data only grow (docs/integration-events.md#how-events-evolve)', async () => {
+    const published = JSON.parse(
+      await readFile(join(ROOT, 'test', 'published-events.json'), 'utf8'),
+    ) as Record<string, PublishedKind>;
+    const kinds = publishedKinds(document);
+    for (const [type, was] of Object.entries(published)) {
+      const now = kinds[type];
+      // A kind leaves the file only once its successor's deprecation period is over.
+      expect({ type, described: now !== undefined }).toEqual({ type, described: true });
+      expect({ type, routingKey: now.routingKey, subject: now.subject }).toEqual({
+        type,
+        routingKey: was.routingKey,
+        subject: was.subject,
+      });
+      // An incompatible change is a new type beside this one, never a change of this one.
+      expect({ type, breaking: breakingChanges(was.data, now.data, 'data') }).toEqual({
+        type,
+        breaking: [],
+      });
+    }
+    // A kind not released yet (a module's new one) is free to change; it joins the file when a
+    // release first publishes it. Its entry, as it stands, is printed here to be copied there.
+    const unreleased = Object.entries(kinds).filter(([type]) => !(type in published));
+    if (unreleased.length > 0)
+      console.warn(
+        `Kinds of event not in test/published-events.json (add each once a release publishes it):\n${JSON.stringify(Object.fromEntries(unreleased), null, 2)}`,
+      );
+  });
+
+  it('tells apart what a consumer of a published kind would notice from what it would not', () => {
+    const was: Json = {
+      type: 'object',
+      properties: {
+        id: { type: 'integer' },
+        line: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+      },
+      required: ['id', 'line'],
+    };
+    const grown: Json = {
+      type: 'object',
+      properties: {
+        id: { type: 'integer' },
+        added: { type: 'string' },
+        line: {
+          type: 'object',
+          properties: { a: { type: 'string' }, b: { type: 'string' } },
+          required: ['a', 'b'],
+        },
+      },
+      required: ['id', 'added', 'line'],
+    };
+    expect(breakingChanges(was, grown, 'data')).toEqual([]);
+    expect(
+      breakingChanges(
+        was,
+        {
+          type: 'object',
+          properties: {
+            id: { type: ['integer', 'null'] },
+            line: { type: 'object', properties: {}, required: [] },
+          },
+          required: ['line'],
+        },
+        'data',
+      ),
+    ).toEqual([
+      'data.id: type was "integer", is ["integer","null"]',
+      'data.line.a was removed',
+      'data.line.a is no longer always written',
+      'data.id is no longer always written',
+    ]);
   });
 
   it('gives each message an example, valid against its schema and as a CloudEvent', () => {
@@ -264,19 +424,25 @@ describe('the AsyncAPI document', () => {
 for (const kind of testDatabaseKinds()) {
   describe(`Published events, against the AsyncAPI document [${kind}]`, () => {
     const exchange = uniqueExchange('asyncapi');
-    const env: Environment = {
-      EVENTS_URL: TEST_BROKER_URL,
-      EVENTS_EXCHANGE: exchange,
-      EVENTS_POLL_MS: '50',
-    };
     let database: TestDatabase;
     let collector: EventCollector;
     let running: RunningApp;
     let document: Json;
+    /** Where the service's consumers read its document: here, the service itself. */
+    let schemaUrl: string;
 
     beforeAll(async () => {
       database = await createTestDatabase(kind);
       collector = await EventCollector.open(exchange);
+      const port = await freePort();
+      schemaUrl = `http://127.0.0.1:${port}${ASYNCAPI_PATH}`;
+      const env: Environment = {
+        EVENTS_URL: TEST_BROKER_URL,
+        EVENTS_EXCHANGE: exchange,
+        EVENTS_POLL_MS: '50',
+        PORT: String(port),
+        EVENTS_SCHEMA_URL: schemaUrl,
+      };
       running = await RunningApp.start(database.url, env, [], { reactor: false });
       document = (await running.http.get(ASYNCAPI_PATH).expect(200)).body as Json;
     });
@@ -299,7 +465,9 @@ for (const kind of testDatabaseKinds()) {
         expect(channel.bindings.amqp.exchange.name).toBe(exchange);
       // Nothing else depends on the configuration.
       const configured = JSON.parse(
-        JSON.stringify(document).replaceAll(exchange, 'property-sales.events'),
+        JSON.stringify(document)
+          .replaceAll(exchange, 'property-sales.events')
+          .replaceAll(schemaUrl, 'http://localhost:3000/asyncapi-json'),
       ) as Json;
       expect({ ...configured, servers: committed.servers }).toEqual(committed);
     });
@@ -337,6 +505,22 @@ for (const kind of testDatabaseKinds()) {
           timestamp: Math.floor(Date.parse(event.time as string) / 1000),
         });
       }
+      // Each event's dataschema is the data schema of its message in the document served at
+      // EVENTS_SCHEMA_URL, fetched from there: a JSON Pointer to the schema its data satisfies.
+      const fetched = (await (await fetch(schemaUrl)).json()) as Json;
+      const ajv = strictAjv();
+      for (const { routingKey, event } of collector.deliveries) {
+        const [, message] = messageOf(document, document.channels[routingKey] as Json);
+        const [address, pointer] = String(event.dataschema).split('#');
+        expect({ address, pointer: `#${pointer}` }).toEqual({
+          address: schemaUrl,
+          pointer: message.payload.properties.data.$ref,
+        });
+        const schema = pointedAt(fetched, pointer) as Json;
+        expect(schema).toEqual(pointedAt(document, pointer));
+        expect(violations(compiled(ajv, fetched, schema), event.data)).toEqual([]);
+      }
+
       const changed = collector.deliveries.find(
         ({ routingKey }) => routingKey === 'transaction.agents-changed',
       );

@@ -89,13 +89,28 @@ describeOnEachDatabase('concurrent UpdateAgents on one transaction', (context) =
     return responses;
   }
 
-  /** The history's stamps never go back in time: records are in commit order. */
-  function expectStampsInOrder(history: readonly WireBody[]): void {
+  /**
+   * The history is in commit order: its stamps never go back in time, and each record holds the
+   * version its call left, one after the other up to the transaction's; each call's 204 named its
+   * own version in its ETag.
+   */
+  function expectCommitOrder(
+    history: readonly WireBody[],
+    transaction: WireBody,
+    responses: readonly Response[],
+  ): void {
     const stamps = history.map((record) => Date.parse(record.stamp as string));
     expect(stamps.every(Number.isFinite)).toBe(true);
     expect(stamps).toEqual([...stamps].sort((a, b) => a - b));
     const ids = history.map((record) => record.assignment_id as number);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    const last = transaction.row_version as number;
+    const versions = history.map((record) => record.row_version);
+    expect(versions).toEqual(history.map((_, index) => last - history.length + 1 + index));
+    const answered = responses
+      .map((response) => Number(/^"\d+\.(\d+)"$/.exec(String(response.headers.etag))?.[1]))
+      .sort((a, b) => a - b);
+    expect(answered).toEqual(versions);
   }
 
   it(`loses none of ${CALLS} concurrent updates of brokerid and brokername; the history chains in commit order`, async () => {
@@ -105,11 +120,11 @@ describeOnEachDatabase('concurrent UpdateAgents on one transaction', (context) =
       brokerid: 1000 + call,
       brokername: `Broker ${call}`,
     }));
-    await sendAllAtOnce(bodies);
+    const responses = await sendAllAtOnce(bodies);
 
     const { transaction, history } = await probe.snapshot(SAME_MEMBERS);
     expect(history).toHaveLength(CALLS);
-    expectStampsInOrder(history);
+    expectCommitOrder(history, transaction, responses);
     let brokerid = FIXTURE.brokerid;
     let brokername = FIXTURE.brokername;
     for (const record of history) {
@@ -141,7 +156,7 @@ describeOnEachDatabase('concurrent UpdateAgents on one transaction', (context) =
       financetype: 'Cash',
       [field]: valueFor(field, call),
     }));
-    await sendAllAtOnce(bodies);
+    const responses = await sendAllAtOnce(bodies);
 
     const { transaction, history } = await probe.snapshot(ONE_MEMBER_EACH);
     const expected = Object.fromEntries(
@@ -151,7 +166,7 @@ describeOnEachDatabase('concurrent UpdateAgents on one transaction', (context) =
       expected,
     );
     expect(history).toHaveLength(AGENT_FIELDS.length);
-    expectStampsInOrder(history);
+    expectCommitOrder(history, transaction, responses);
     for (const record of history) {
       const changes = changesOf(record);
       expect(changes).toHaveLength(1);
@@ -174,11 +189,11 @@ describeOnEachDatabase('concurrent UpdateAgents on one transaction', (context) =
       financetype: 'Cash',
       [fieldOf(call)]: valueFor(fieldOf(call), call),
     }));
-    await sendAllAtOnce(bodies);
+    const responses = await sendAllAtOnce(bodies);
 
     const { transaction, history } = await probe.snapshot(SPREAD);
     expect(history).toHaveLength(CALLS);
-    expectStampsInOrder(history);
+    expectCommitOrder(history, transaction, responses);
     const current = Object.fromEntries(AGENT_FIELDS.map((field) => [field, FIXTURE[field]]));
     for (const record of history) {
       const changes = changesOf(record);

@@ -4,6 +4,8 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createConnection, type RowDataPacket } from 'mysql2/promise';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import {
   childEnvironment,
@@ -19,13 +21,17 @@ type Json = Record<string, unknown>;
 /** More records than several of the import's write batches (1,000 each) hold. */
 const MANY = 3500;
 
-/** Transactions `first`..`first + count - 1`, with agents named after `agents`, as one JSON array. */
-function transactionsText(first: number, count: number, agents = 'Ramon Dela Cruz'): string {
+/** Transactions `first`..`first + count - 1`, with agents named after `agents`, each as JSON. */
+function transactionTexts(first: number, count: number, agents: string): string[] {
   const records: string[] = [];
   for (let id = first; id < first + count; id++)
     records.push(JSON.stringify(transactionRecord(id, { brokername: agents })));
-  return `[${records.join(',\n')}]`;
+  return records;
 }
+
+/** The same records as one JSON array. */
+const transactionsText = (first: number, count: number, agents = 'Ramon Dela Cruz') =>
+  `[${transactionTexts(first, count, agents).join(',\n')}]`;
 
 describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext) => {
   let directory: string;
@@ -217,4 +223,82 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
     await transaction(MANY + 1).expect(404);
     expect(await history(1)).toEqual(before.history);
   });
+
+  if (context.kind === 'mariadb')
+    it('records a change UpdateAgents commits during an import in the history it writes: values chained, one version each', async () => {
+      const first = 30001;
+      const count = 1500;
+      // The import's second batch (of 1,000) holds it.
+      const changed = first + count - 1;
+      const seeded = await runImport(
+        '--transactions',
+        await fixture('concurrent-seed.json', transactionsText(first, count)),
+      );
+      expect(seeded.code).toBe(0);
+
+      // The import reads a named pipe, so it can be held inside its transaction after its first batch.
+      const pipe = join(directory, 'concurrent.json');
+      execFileSync('mkfifo', [pipe]);
+      const child = spawn(process.execPath, [IMPORT_MAIN, '--transactions', pipe, '--quiet'], {
+        cwd: REPO_ROOT,
+        env: childEnvironment(environment()),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const exited = once(child, 'close');
+      const records = transactionTexts(first, count, 'Import Broker');
+      const writer = createWriteStream(pipe);
+      const write = (text: string) =>
+        new Promise<void>((resolve, reject) =>
+          writer.write(text, (error) => (error ? reject(error) : resolve())),
+        );
+      await write(`[${records.slice(0, 1200).join(',\n')},\n`);
+      // Its first batch is written, uncommitted: a transaction on the server has changed its rows.
+      const server = await createConnection({
+        uri: context.database.url.replace(/^mariadb:/, 'mysql:'),
+      });
+      try {
+        for (let waited = 0; ; waited += 50) {
+          const [rows] = await server.query<RowDataPacket[]>(
+            'SELECT MAX(trx_rows_modified) AS modified FROM information_schema.innodb_trx',
+          );
+          const modified = (rows[0] as { modified: number | null }).modified;
+          if (Number(modified) >= 1000) break;
+          if (waited > 30000) throw new Error(`The import wrote no batch: ${output}`);
+          await sleep(50);
+        }
+      } finally {
+        await server.end();
+      }
+      // Meanwhile a client changes a transaction the import has not reached: it commits at once.
+      await context.http
+        .post('/api/Transaction/UpdateAgents')
+        .send({ transaction_id: changed, financetype: 'Cash', managerid: 4242 })
+        .expect(204);
+      await write(`${records.slice(1200).join(',\n')}]`);
+      writer.end();
+      const [code] = (await exited) as [number | null];
+      expect({ code, output }).toEqual({ code: 0, output: expect.any(String) as unknown });
+
+      // The import overwrote the client's change, and its history says so, from the value the client
+      // left, at the version after the client's.
+      const entries = await history(changed);
+      expect(entries.map(({ row_version, changes }) => ({ row_version, changes }))).toEqual([
+        { row_version: 2, changes: [{ field: 'managerid', before: 31, after: 4242 }] },
+        {
+          row_version: 3,
+          changes: [
+            { field: 'managerid', before: 4242, after: 31 },
+            { field: 'brokername', before: 'Ramon Dela Cruz', after: 'Import Broker' },
+          ],
+        },
+      ]);
+      expect((await transaction(changed).expect(200)).body).toMatchObject({
+        managerid: 31,
+        brokername: 'Import Broker',
+        row_version: 3,
+      });
+    });
 });

@@ -96,7 +96,7 @@ for (const kind of testDatabaseKinds()) {
       ).expect(204);
       const read = await app.http.get('/api/Transaction/GetTransaction/2').expect(200);
       const [history] = (await app.http.get('/api/Transaction/GetAgentHistory/2').expect(200))
-        .body as { stamp: string }[];
+        .body as { stamp: string; row_version: number }[];
 
       const [audit] = await eventually(
         () => callsOf('AuditTrail', '2'),
@@ -119,6 +119,10 @@ for (const kind of testDatabaseKinds()) {
         ],
       });
       expect((audit.event.data as { stamp: Date }).stamp).toEqual(new Date(history.stamp));
+      // The event, the history entry of its change and a read after it name one version.
+      expect([history.row_version, (read.body as { row_version: number }).row_version]).toEqual([
+        2, 2,
+      ]);
       expectAgentChainAsRead(audit.event.data, read.body as Record<string, unknown>);
       await eventually(
         () => callsOf('FlakyNotifier', '2'),

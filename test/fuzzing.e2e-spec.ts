@@ -917,11 +917,11 @@ const FIXTURE_TRANSACTIONS = [
 ];
 
 const AGENT_FIELDS: readonly string[] = AGENT_CHAIN_FIELDS;
-/** A transaction as JSON, without what UpdateAgents may change: the agent chain and the stamp. */
+/** A transaction as JSON without what UpdateAgents may change: agent chain, stamp, version. */
 function withoutAgentChain(transaction: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(transaction).filter(
-      ([name]) => !AGENT_FIELDS.includes(name) && name !== 'stamp',
+      ([name]) => !AGENT_FIELDS.includes(name) && name !== 'stamp' && name !== 'row_version',
     ),
   );
 }

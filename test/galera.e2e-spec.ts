@@ -65,19 +65,24 @@ if (testDatabaseKinds().includes('mariadb')) {
     });
 
     /** The history through a node, read once it has applied every write the cluster ordered. */
-    async function history(node = 0): Promise<{ transaction_id: number; changes: Change[] }[]> {
+    async function history(
+      node = 0,
+    ): Promise<{ transaction_id: number; changes: Change[]; row_version: number }[]> {
       const connection = await createConnection({
         uri: `${cluster.nodes[node].adminUrl}${DATABASE}`,
       });
       try {
         await connection.query('SET SESSION wsrep_sync_wait = 15');
         const [rows] = await connection.query(
-          'SELECT transaction_id, changes FROM agent_assignment ORDER BY assignment_id',
+          'SELECT transaction_id, changes, row_version FROM agent_assignment ORDER BY assignment_id',
         );
-        return (rows as { transaction_id: number; changes: string | Change[] }[]).map((row) => ({
+        return (
+          rows as { transaction_id: number; changes: string | Change[]; row_version: number }[]
+        ).map((row) => ({
           transaction_id: row.transaction_id,
           changes:
             typeof row.changes === 'string' ? (JSON.parse(row.changes) as Change[]) : row.changes,
+          row_version: row.row_version,
         }));
       } finally {
         await connection.end();
@@ -88,6 +93,8 @@ if (testDatabaseKinds().includes('mariadb')) {
       `loses no acknowledged write: ${WRITERS} writers through two nodes for ${LOAD_MS / 1000} s`,
       async () => {
         const acknowledged = new Map<number, number>();
+        /** The version each acknowledged call's ETag named, by the brokerid it wrote. */
+        const answeredVersions = new Map<number, number>();
         const statuses = new Map<number, number>();
         let next = 100000;
         const deadline = Date.now() + LOAD_MS;
@@ -104,7 +111,13 @@ if (testDatabaseKinds().includes('mariadb')) {
                   JSON.stringify({ transaction_id: transactionId, financetype: 'Cash', brokerid }),
                 );
               statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-              if (response.status === 204) acknowledged.set(brokerid, transactionId);
+              if (response.status === 204) {
+                acknowledged.set(brokerid, transactionId);
+                answeredVersions.set(
+                  brokerid,
+                  Number(/\.(\d+)"$/.exec(String(response.headers.etag))?.[1]),
+                );
+              }
             }
           }),
         );
@@ -129,12 +142,19 @@ if (testDatabaseKinds().includes('mariadb')) {
           repeated: [],
           unacknowledged: [],
         });
-        // Each chain is whole: every change starts where the one before it ended.
+        // Each chain is whole: every change starts where the one before it ended, at the next
+        // version, the one its call's ETag named.
         for (const id of TRANSACTIONS) {
-          const chain = records
-            .filter((record) => record.transaction_id === id)
-            .map(({ changes }) => changes.find((change) => change.field === 'brokerid')!);
+          const entries = records.filter((record) => record.transaction_id === id);
+          const chain = entries.map(({ changes }) =>
+            changes.find((change) => change.field === 'brokerid')!,
+          );
           chain.slice(1).forEach((change, index) => expect(change.before).toBe(chain[index].after));
+          const versions = entries.map((entry) => entry.row_version);
+          expect(versions).toEqual(versions.map((_, index) => versions[0] + index));
+          expect(chain.map((change) => answeredVersions.get(change.after as number))).toEqual(
+            versions,
+          );
         }
         process.stdout.write(
           `Galera: ${acknowledged.size} acknowledged, ${lost.length} lost, statuses ${JSON.stringify(Object.fromEntries(statuses))}\n`,

@@ -97,6 +97,10 @@ describeOnEachDatabase('ListTransactions', (context: SuiteContext) => {
         .get(`/api/Transaction/GetTransaction/${transaction.transaction_id as number}`)
         .expect(200);
       expect(transaction).toEqual(one.body);
+      // Its row_version is the version GetTransaction's ETag names.
+      expect(one.headers.etag).toBe(
+        `"${String(transaction.transaction_id)}.${String(transaction.row_version)}"`,
+      );
     }
     expect((page.transactions[0].requirements as Json[]).length).toBe(2);
     expect(page.transactions[1].requirements).toEqual([]);
@@ -234,6 +238,12 @@ describeOnEachDatabase('ListTransactions', (context: SuiteContext) => {
     expect(repeated.length).toBeGreaterThan(0);
     for (const id of repeated) expect(updated.has(id)).toBe(true);
     expect(new Set(repeated).size).toBe(repeated.length);
+    // Listed again, a transaction carries a higher row_version: a consumer that seeds from the
+    // listing keeps the higher one and skips the rest by the version alone.
+    for (const id of repeated) {
+      const [first, again] = walked.filter((record) => record.transaction_id === id);
+      expect(again.row_version as number).toBeGreaterThan(first.row_version as number);
+    }
     for (const id of updated) {
       const last = walked.findLast((record) => record.transaction_id === id)!;
       const now = await context.http.get(`/api/Transaction/GetTransaction/${id as number}`);

@@ -8,6 +8,9 @@ import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
 
 type Json = Record<string, unknown>;
 
+/** The seed's members in its order, then the one this service adds. */
+const TRANSACTION_MEMBERS = [...SEED_TRANSACTION_MEMBERS, 'row_version'];
+
 const getTransaction = (context: SuiteContext, id: number | string) =>
   context.http.get(`/api/Transaction/GetTransaction/${id}`);
 
@@ -64,11 +67,11 @@ describeOnEachDatabase('GET Transaction/GetTransaction and GetAgentHistory', (co
   });
 
   describe('GetTransaction', () => {
-    it('answers 200 with every member of seed 2.1, in the seed order', async () => {
+    it('answers 200 with every member of seed 2.1, in the seed order, then row_version', async () => {
       const response = await getTransaction(context, 1).expect(200);
       expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
       const body = response.body as Json;
-      expect(Object.keys(body)).toEqual(SEED_TRANSACTION_MEMBERS);
+      expect(Object.keys(body)).toEqual(TRANSACTION_MEMBERS);
       for (const item of body.requirements as Json[])
         expect(Object.keys(item)).toEqual(SEED_ACQUISITION_MEMBERS);
     });
@@ -79,6 +82,8 @@ describeOnEachDatabase('GET Transaction/GetTransaction and GetAgentHistory', (co
         reservationdate: '2026-01-11T06:00:00+00:00',
         date_added: '2026-01-11T06:05:00+00:00',
         stamp: '2026-02-20T08:45:00+00:00',
+        // Imported once: its first version.
+        row_version: 1,
         requirements: [
           {
             requirement_id: 11,
@@ -105,11 +110,11 @@ describeOnEachDatabase('GET Transaction/GetTransaction and GetAgentHistory', (co
     it('writes null for every missing value, and an empty checklist as []', async () => {
       const response = await getTransaction(context, 2).expect(200);
       const body = response.body as Json;
-      expect(Object.keys(body)).toEqual(SEED_TRANSACTION_MEMBERS);
+      expect(Object.keys(body)).toEqual(TRANSACTION_MEMBERS);
       const expected = Object.fromEntries(
         SEED_TRANSACTION_MEMBERS.map((name) => [name, null] as [string, unknown]),
       );
-      expect(body).toEqual({ ...expected, ...MINIMAL, requirements: [] });
+      expect(body).toEqual({ ...expected, ...MINIMAL, requirements: [], row_version: 1 });
       expect(response.text).toContain('"coborrowername":null');
     });
 
@@ -240,6 +245,7 @@ describeOnEachDatabase('GET Transaction/GetTransaction and GetAgentHistory', (co
           'stamp',
           'changed_by',
           'changes',
+          'row_version',
         ]);
         expect(entry.transaction_id).toBe(1);
         expect(entry.stamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?\+00:00$/);
@@ -261,15 +267,23 @@ describeOnEachDatabase('GET Transaction/GetTransaction and GetAgentHistory', (co
         'managername:Paolo Reyes>Lea Bautista',
       ]);
 
-      // The transaction's stamp is the time of the last change, and its ETag moved on.
+      // The transaction's stamp is the time of the last change; its version counts both changes,
+      // and its ETag names that version.
       const after = await getTransaction(context, 1).expect(200);
       expect(after.body).toMatchObject({
         brokerid: 12,
         managerid: 35,
         managername: 'Lea Bautista',
+        row_version: ((before.body as Json).row_version as number) + 2,
       });
       expect(after.body.stamp).toBe(entries[1].stamp);
-      expect(after.headers.etag).not.toBe(before.headers.etag);
+      expect(before.headers.etag).toBe(`"1.${String((before.body as Json).row_version)}"`);
+      expect(after.headers.etag).toBe(`"1.${String((after.body as Json).row_version)}"`);
+      // Each entry records the version its change left: the last is the transaction's.
+      expect(entries.map((entry) => entry.row_version)).toEqual([
+        ((after.body as Json).row_version as number) - 1,
+        (after.body as Json).row_version,
+      ]);
       await getTransaction(context, 1).set('If-None-Match', before.headers.etag).expect(200);
     });
 

@@ -187,6 +187,7 @@ describeOnEachDatabase('POST Transaction/UpdateAgents', (context) => {
       const CONCURRENT = format.firstId + 9;
       const NAMES = format.firstId + 10;
       const NEVER_CHANGED = format.firstId + 11;
+      const ECHOED = format.firstId + 12;
       const UNKNOWN = format.firstId + 99;
 
       const post = (body: WireBody, headers: Record<string, string> = {}) =>
@@ -208,6 +209,7 @@ describeOnEachDatabase('POST Transaction/UpdateAgents', (context) => {
           CONCURRENT,
           NAMES,
           NEVER_CHANGED,
+          ECHOED,
         ];
         await context.running.seed({
           requirements: CATALOGUE,
@@ -318,7 +320,7 @@ describeOnEachDatabase('POST Transaction/UpdateAgents', (context) => {
           await probe.expectApplied(PARTIAL, () => post(transactionBody(PARTIAL, nulls)), nulls);
         });
 
-        it('answers 204 and changes nothing (no stamp, no ETag, no history) when nothing differs', async () => {
+        it('answers 204 with the current ETag and changes nothing (no stamp, no new ETag, no history) when nothing differs', async () => {
           for (const body of [
             transactionBody(UNCHANGED),
             minimalBody(UNCHANGED),
@@ -329,6 +331,27 @@ describeOnEachDatabase('POST Transaction/UpdateAgents', (context) => {
           }
           const { history } = await probe.snapshot(UNCHANGED);
           expect(history).toEqual([]);
+        });
+
+        it('reads a Transaction echoed back with a row_version as without it, whatever that holds', async () => {
+          const { transaction } = await probe.snapshot(ECHOED);
+          const echoed = [
+            transaction.row_version,
+            1,
+            2147483648,
+            'not a number',
+            '',
+            null,
+            { v: 2 },
+          ];
+          for (const [index, row_version] of echoed.entries()) {
+            const brokerid = 600 + index;
+            await probe.expectApplied(
+              ECHOED,
+              () => post(transactionBody(ECHOED, { brokerid, row_version })),
+              { brokerid },
+            );
+          }
         });
 
         it(`binds member names ${format.caseSensitiveNames ? 'case-sensitively' : 'case-insensitively'}`, async () => {
@@ -519,6 +542,16 @@ describeOnEachDatabase('POST Transaction/UpdateAgents', (context) => {
           expect(applied).toEqual(calls.map((body) => body.brokerid).sort());
           expect(transaction.brokerid).toBe(brokerid);
           expect(transaction.brokername).toBe(brokername);
+          // Each record holds the version its call left, one apart in commit order, the last the
+          // transaction's; each 204 named its own call's version.
+          const first = history[0].row_version as number;
+          const versions = history.map((record) => record.row_version);
+          expect(versions).toEqual(Array.from({ length: 20 }, (_, index) => first + index));
+          expect(transaction.row_version).toBe(first + 19);
+          const answered = responses
+            .map((response) => Number(/^"\d+\.(\d+)"$/.exec(String(response.headers.etag))?.[1]))
+            .sort((a, b) => a - b);
+          expect(answered).toEqual(versions);
         });
       });
 

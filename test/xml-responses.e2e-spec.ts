@@ -2,7 +2,10 @@ import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { describeOnEachDatabase, describeOnSqlite } from './support/test-app';
 import { child, childNames, inspectXml } from './support/xml-inspection';
 
-/** Seed 2.1's members, sorted ordinally as DataContractSerializer writes them: `TotalPayments` first. */
+/**
+ * Seed 2.1's members and the added row_version, sorted ordinally as DataContractSerializer writes
+ * them: `TotalPayments` first.
+ */
 const TRANSACTION_ELEMENTS = [
   'TotalPayments',
   'block',
@@ -42,6 +45,7 @@ const TRANSACTION_ELEMENTS = [
   'reservation_id',
   'reservation_paid',
   'reservationdate',
+  'row_version',
   'salesagentid',
   'salesagentid_recruit',
   'salesagentname',
@@ -104,7 +108,7 @@ describe.each(['application/xml', 'text/xml'])('XML responses as %s', (mediaType
       expect(response.text).toContain('<stamp i:nil="true" />');
     });
 
-    it('GetTransaction: Transaction with every seed member in ordinal order, nil and list wrappers', async () => {
+    it('GetTransaction: Transaction with every member in ordinal order, nil and list wrappers', async () => {
       const response = await get('/api/Transaction/GetTransaction/501').expect(200);
       expect(response.headers['content-type']).toBe(`${mediaType}; charset=utf-8`);
       const root = inspectXml(response.text);
@@ -115,6 +119,7 @@ describe.each(['application/xml', 'text/xml'])('XML responses as %s', (mediaType
       expect(child(root, 'TotalPayments').text).toBe('595000.1234');
       expect(child(root, 'reservation').text).toBe('25000');
       expect(child(root, 'reservation_paid').text).toBe('true');
+      expect(child(root, 'row_version').text).toBe('1');
       const requirements = child(root, 'requirements');
       expect(childNames(requirements)).toEqual([
         'RequirementAcquisition',
@@ -143,9 +148,11 @@ describe.each(['application/xml', 'text/xml'])('XML responses as %s', (mediaType
         'assignment_id',
         'changed_by',
         'changes',
+        'row_version',
         'stamp',
         'transaction_id',
       ]);
+      expect(child(root.children[0], 'row_version').text).toBe('2');
       const changes = child(root.children[0], 'changes');
       expect(changes.children.map((change) => childNames(change))).toEqual([
         ['after', 'before', 'field'],

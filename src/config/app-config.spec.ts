@@ -641,10 +641,15 @@ describe('loadAppConfig', () => {
         url: undefined,
         exchange: 'property-sales.events',
         source: 'urn:property-sales-service',
+        schemaUrl: 'http://localhost:3000/asyncapi-json',
         retentionMs: 86_400_000,
         pollMs: 500,
         feed: false,
       });
+      // The document as the service serves it on its own port.
+      expect(loadAppConfig({ PORT: '8080' }).events.schemaUrl).toBe(
+        'http://localhost:8080/asyncapi-json',
+      );
     });
 
     it('reads EVENTS_*, never writing out the broker URL', () => {
@@ -653,6 +658,7 @@ describe('loadAppConfig', () => {
           EVENTS_URL: 'amqps://relay:secret@mq.internal:5671/sales',
           EVENTS_EXCHANGE: 'sales.events',
           EVENTS_SOURCE: 'https://sales.example.com/property-sales',
+          EVENTS_SCHEMA_URL: ' https://api.example.com/property-sales/asyncapi-json ',
           EVENTS_RETENTION_MS: '3600000',
           EVENTS_POLL_MS: '100',
           EVENTS_FEED: 'true',
@@ -661,6 +667,7 @@ describe('loadAppConfig', () => {
         url: 'amqps://relay:secret@mq.internal:5671/sales',
         exchange: 'sales.events',
         source: 'https://sales.example.com/property-sales',
+        schemaUrl: 'https://api.example.com/property-sales/asyncapi-json',
         retentionMs: 3_600_000,
         pollMs: 100,
         feed: true,
@@ -672,6 +679,9 @@ describe('loadAppConfig', () => {
         ['EVENTS_EXCHANGE', 'amq.topic'],
         ['EVENTS_EXCHANGE', 'two words'],
         ['EVENTS_SOURCE', 'not a uri'],
+        ['EVENTS_SCHEMA_URL', 'asyncapi-json'],
+        ['EVENTS_SCHEMA_URL', 'urn:property-sales:asyncapi'],
+        ['EVENTS_SCHEMA_URL', 'https://api.example.com/asyncapi-json#/components'],
         ['EVENTS_POLL_MS', '0'],
         ['EVENTS_FEED', 'yes'],
       ])

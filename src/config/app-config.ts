@@ -73,6 +73,11 @@ export interface EventsConfig {
   readonly exchange: string;
   /** The CloudEvents `source` of every event: this service, as its consumers name it. */
   readonly source: string;
+  /**
+   * The absolute URL at which consumers read the AsyncAPI document: each event's `dataschema` is its
+   * data schema there, by JSON Pointer.
+   */
+  readonly schemaUrl: string;
   /** How long an event stays in the outbox once every consumer has it. */
   readonly retentionMs: number;
   /** How often the outbox is looked at for events committed by other instances (or commands). */
@@ -580,7 +585,7 @@ function readRateLimit(
     : undefined;
 }
 
-function readEvents(reader: EnvironmentReader, env: Environment): EventsConfig {
+function readEvents(reader: EnvironmentReader, env: Environment, port: number): EventsConfig {
   const url = env.EVENTS_URL?.trim() || undefined;
   reader.check(
     'EVENTS_URL',
@@ -601,10 +606,21 @@ function readEvents(reader: EnvironmentReader, env: Environment): EventsConfig {
     source.length <= 255 && (URL.canParse(source) || /^\/[^\s?#]*$/.test(source)),
     'must be a URI reference: an absolute URI (urn:…, https://…) or a path (/…)',
   );
+  const schemaUrl = reader
+    .text('EVENTS_SCHEMA_URL', `http://localhost:${port}/asyncapi-json`)
+    .trim();
+  reader.check(
+    'EVENTS_SCHEMA_URL',
+    URL.canParse(schemaUrl) &&
+      /^https?:$/.test(new URL(schemaUrl).protocol) &&
+      !schemaUrl.includes('#'),
+    "must be the http:// or https:// address of the AsyncAPI document, without a '#'",
+  );
   return {
     url,
     exchange,
     source,
+    schemaUrl,
     retentionMs: reader.integer('EVENTS_RETENTION_MS', 86_400_000, 0, 31 * 86_400_000),
     pollMs: reader.integer('EVENTS_POLL_MS', 500, 10, 60_000),
     feed: reader.flag('EVENTS_FEED', false),
@@ -655,7 +671,7 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
     metrics: reader.oneOf('METRICS', ['public', 'protected', 'off'], 'public'),
     rateLimit: readRateLimit(reader, env, auth),
     databaseTimeoutMs: reader.integer('DATABASE_TIMEOUT_MS', 5000, 100, 120000),
-    events: readEvents(reader, env),
+    events: readEvents(reader, env, port),
   };
   if (reader.problems.length > 0) {
     throw new ConfigurationError(reader.problems, [...reader.variables]);

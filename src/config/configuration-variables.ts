@@ -321,6 +321,12 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
       'The CloudEvents `source` of every event: this service, as its consumers name it (a URI reference, no spaces).',
   },
   {
+    names: ['EVENTS_SCHEMA_URL'],
+    default: '`http://localhost:3000/asyncapi-json` (on the port of `PORT`)',
+    meaning:
+      "The `http://` or `https://` address at which consumers read the AsyncAPI document: this service's `/asyncapi-json` as they reach it (through a gateway, say), or a copy published elsewhere. Every event's CloudEvents `dataschema` is this address with the JSON Pointer of its data schema (`#/components/schemas/AgentsChanged`). Set it wherever consumers run on other machines: the default resolves only on the service's own. See [Consuming events](consuming-events.md#the-envelope).",
+  },
+  {
     names: ['EVENTS_RETENTION_MS'],
     default: '`86400000` (a day)',
     meaning:

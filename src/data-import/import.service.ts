@@ -168,9 +168,9 @@ class UniqueIds {
 /** Rows a catalogue statement carries: far below both databases' limits on bound parameters. */
 const CATALOGUE_CHUNK = 200;
 
-/** What an update of stored transactions reads of each: its id and its agent chain. */
+/** What an update of stored transactions reads of each: its id, version and agent chain. */
 const STORED_CHAIN: FindOptionsSelect<TransactionEntity> = Object.fromEntries(
-  ['transaction_id', ...AGENT_CHAIN_FIELDS].map((field) => [field, true]),
+  ['transaction_id', 'row_version', ...AGENT_CHAIN_FIELDS].map((field) => [field, true]),
 );
 
 /** `where` and `field` are written out only for a missing value: most records have it. */
@@ -449,8 +449,10 @@ export class ImportService {
 
   /**
    * One batch: the stored agent chains of its transactions are read first, so a changed chain gets
-   * its history record; then every row is upserted (a stored row's version advances, so ETags held
-   * by clients go stale) and the checklists the records carry replace the stored ones.
+   * its history record; then every row is upserted (a stored row's version advances by one, so ETags
+   * held by clients go stale) and the checklists the records carry replace the stored ones. On MySQL
+   * the read locks the rows, as UpdateAgents' does: a change committing meanwhile would otherwise be
+   * missing from the history's `before` values and the version it records.
    */
   private async writeTransactions(
     manager: EntityManager,
@@ -462,6 +464,7 @@ export class ImportService {
         await manager.find(TransactionEntity, {
           select: STORED_CHAIN,
           where: { transaction_id: In(batch.map(({ id }) => id)) },
+          ...(this.mysql && { lock: { mode: 'pessimistic_write' } }),
         })
       ).map((row) => [row.transaction_id, row]),
     );
@@ -476,7 +479,13 @@ export class ImportService {
           changes.push({ field, before: before[field], after: chain[index] });
       });
       if (changes.length > 0)
-        history.push({ transaction_id: id, stamp, changed_by: null, changes });
+        history.push({
+          transaction_id: id,
+          stamp,
+          changed_by: null,
+          changes,
+          row_version: before.row_version + 1,
+        });
     }
     await this.transactionRows.upsert(
       manager,

@@ -150,6 +150,21 @@ function csvWriter<T extends object>(
   };
 }
 
+/**
+ * A model as its files hold it: the members the import reads, so that an export imports back whole
+ * and exports again to the same bytes. A read-only member (a row version) counts the changes of a
+ * row in one database; an import gives its rows versions of their own.
+ */
+function fileModelOf(type: WireClass): WireModel {
+  const model = wireModelOf(type);
+  const read = new Set(model.readMembers);
+  return {
+    ...model,
+    members: model.readMembers,
+    xmlMembers: model.xmlMembers.filter((member) => read.has(member)),
+  };
+}
+
 /** Opens a file for export, its format by its extension, as the import reads it back. */
 export function recordWriter<T extends object>(
   path: string,
@@ -161,7 +176,7 @@ export function recordWriter<T extends object>(
   const format = formatOf(path);
   if (list && format !== 'csv')
     throw new ImportError(`${list.path}: a separate list file goes with a CSV file only.`);
-  const model = wireModelOf(type);
+  const model = fileModelOf(type);
   const file = new OutputFile(path);
   switch (format) {
     case 'json':

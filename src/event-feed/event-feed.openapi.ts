@@ -69,10 +69,23 @@ export class CloudEventSchema {
   data!: Record<string, unknown>;
 }
 
+/** Where the examples' `dataschema` points: the AsyncAPI document of a service on port 3000. */
+const EXAMPLE_SCHEMA_URL = 'http://localhost:3000/asyncapi-json';
+
 /** A page of two events, as the service writes them. */
 const PAGE_EXAMPLE = [
-  exampleEvent(DATA_IMPORTED, DEFAULT_EVENTS_SOURCE, '5b0e3c9a-2f4d-4e8b-9a61-7c3d2e1f0a9b'),
-  exampleEvent(AGENTS_CHANGED, DEFAULT_EVENTS_SOURCE, '0f885bb6-753a-41fd-8260-12984b535119'),
+  exampleEvent(
+    DATA_IMPORTED,
+    DEFAULT_EVENTS_SOURCE,
+    EXAMPLE_SCHEMA_URL,
+    '5b0e3c9a-2f4d-4e8b-9a61-7c3d2e1f0a9b',
+  ),
+  exampleEvent(
+    AGENTS_CHANGED,
+    DEFAULT_EVENTS_SOURCE,
+    EXAMPLE_SCHEMA_URL,
+    '0f885bb6-753a-41fd-8260-12984b535119',
+  ),
 ];
 
 /** GetEvents' query parameters. Only `limit` has an example: "Try it out" sends every example. */

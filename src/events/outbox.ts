@@ -59,6 +59,7 @@ export class Outbox {
   private readonly insertManySql: string;
   private readonly timeColumn: ColumnMetadata;
   private readonly source: string;
+  private readonly schemaUrl: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -66,6 +67,7 @@ export class Outbox {
   ) {
     this.active = config.events.url !== undefined || config.events.feed;
     this.source = config.events.source;
+    this.schemaUrl = config.events.schemaUrl;
     const escape = (name: string) => dataSource.driver.escape(name);
     const metadata = dataSource.getMetadata(OutboxEventEntity);
     const columns = ['event_id', 'routing_key', 'time', 'body'].map((property) =>
@@ -190,7 +192,7 @@ export class Outbox {
         id,
         event.type.routingKey,
         this.dataSource.driver.preparePersistentValue(event.time, this.timeColumn),
-        cloudEventJson(event, { id, source: this.source, traceparent }),
+        cloudEventJson(event, { id, source: this.source, schemaUrl: this.schemaUrl, traceparent }),
       ],
       rows: 1,
     }));

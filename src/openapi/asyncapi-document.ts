@@ -6,6 +6,7 @@ import {
   CLOUD_EVENT_ENCODING,
   CLOUD_EVENT_MEDIA_TYPE,
   cloudEventJson,
+  dataSchemaPointer,
 } from '../events/cloud-event';
 import { type IntegrationEventType } from '../events/integration-event';
 import { publishedEvents } from '../events/module-events';
@@ -47,7 +48,13 @@ const DESCRIPTION =
   'exactly when the change committed, and it is published again until the broker confirms it, so a ' +
   'consumer may receive an event more than once: deduplicate by its CloudEvents `id`. The events ' +
   'about one subject (one transaction) are published in the order their changes committed. The ' +
-  'broker drops an event no queue is bound for: bind a durable queue before relying on the events.';
+  'broker drops an event no queue is bound for: bind a durable queue before relying on the events. ' +
+  "Each event's `dataschema` names its data's schema in this document. Under one type the data " +
+  'only grows (members added); an incompatible change comes as a new type beside the old one, ' +
+  'both published for a deprecation period.';
+
+/** Text as a regular expression matches it literally. */
+const escapedForPattern = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A message example's `payload`: the event as the service publishes it. */
 const EXAMPLE_PAYLOAD = (key: string, parentKey?: string) =>
@@ -97,8 +104,8 @@ function jsonSchemaOf(schema: Json): Json {
 /** The message of a kind is named as its data's schema: `AgentsChanged`. */
 const messageName = (event: IntegrationEventType) => wireModelOf(event.payload).schemaName;
 
-/** Where the document keeps the schema of a kind's data. */
-const schemaRef = (event: IntegrationEventType) => `#/components/schemas/${messageName(event)}`;
+/** Where the document keeps the schema of a kind's data: where each event's `dataschema` points. */
+const schemaRef = (event: IntegrationEventType) => `#${dataSchemaPointer(event)}`;
 
 /**
  * The schemas of the events' data, from the OpenAPI document made with them as extra models: the
@@ -175,6 +182,16 @@ function envelopeSchema(event: IntegrationEventType): Json {
           'When the change was made, in the format and offset of the service (APP_TIMEZONE).',
       },
       datacontenttype: { type: 'string', const: 'application/json' },
+      dataschema: {
+        type: 'string',
+        format: 'uri',
+        // The address is the deployment's; the schema it names is this message's.
+        pattern: `${escapedForPattern(schemaRef(event))}$`,
+        description:
+          "The schema of `data`: this document's address (EVENTS_SCHEMA_URL) with the schema's JSON " +
+          'Pointer. It changes only with an incompatible change of the data, which comes as a new ' +
+          'type beside this one. Absent on events committed before the service sent it.',
+      },
       traceparent: {
         type: 'string',
         pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$',
@@ -201,7 +218,12 @@ function envelopeSchema(event: IntegrationEventType): Json {
  * time is the example's `stamp`, as the publishers stamp their events with their change's stamp.
  * Also what the event feed's example in the OpenAPI document holds, each with an `id` of its own.
  */
-export function exampleEvent(event: IntegrationEventType, source: string, id = EXAMPLE_ID): Json {
+export function exampleEvent(
+  event: IntegrationEventType,
+  source: string,
+  schemaUrl: string,
+  id = EXAMPLE_ID,
+): Json {
   const stamp = (event.example as { stamp?: unknown }).stamp;
   return JSON.parse(
     cloudEventJson(
@@ -211,13 +233,13 @@ export function exampleEvent(event: IntegrationEventType, source: string, id = E
         time: stamp instanceof Date ? stamp : EXAMPLE_TIME,
         data: event.example,
       },
-      { id, source },
+      { id, source, schemaUrl },
     ),
   ) as Json;
 }
 
 /** A kind's message: the CloudEvent on the wire, its AMQP properties and its example. */
-function message(event: IntegrationEventType, source: string): Json {
+function message(event: IntegrationEventType, source: string, schemaUrl: string): Json {
   return {
     name: messageName(event),
     title: event.type,
@@ -233,7 +255,11 @@ function message(event: IntegrationEventType, source: string): Json {
       },
     },
     examples: [
-      { name: messageName(event), summary: event.summary, payload: exampleEvent(event, source) },
+      {
+        name: messageName(event),
+        summary: event.summary,
+        payload: exampleEvent(event, source, schemaUrl),
+      },
     ],
   };
 }
@@ -256,14 +282,14 @@ export function createAsyncApiDocument(
     version,
     events.map((event) => event.payload),
   );
-  const { exchange, source, url } = config.events;
+  const { exchange, source, url, schemaUrl } = config.events;
   const { server, vhost } = brokerServer(url);
   const channels: Record<string, Json> = {};
   const operations: Record<string, Json> = {};
   const messages: Record<string, Json> = {};
   for (const event of events) {
     const name = messageName(event);
-    messages[name] = message(event, source);
+    messages[name] = message(event, source, schemaUrl);
     channels[event.routingKey] = {
       address: event.routingKey,
       title: event.summary,

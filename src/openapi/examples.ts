@@ -5,7 +5,8 @@ import demoTransactions from '../data-import/demo/transactions.json';
 
 export const REQUIREMENTS_EXAMPLE = demoRequirements.slice(0, 1);
 
-export const TRANSACTION_EXAMPLE = demoTransactions[0];
+/** As a first run answers it: loaded at version 1. */
+export const TRANSACTION_EXAMPLE = { ...demoTransactions[0], row_version: 1 };
 
 /**
  * What UpdateAgents is for: the id, financetype (required of any Transaction) and the agent members
@@ -29,5 +30,6 @@ export const AGENT_HISTORY_EXAMPLE = [
       { field: 'brokerid', before: 11, after: 12 },
       { field: 'brokername', before: 'Ramon Dela Cruz', after: 'Lourdes Bautista' },
     ],
+    row_version: 2,
   },
 ];

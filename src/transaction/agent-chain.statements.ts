@@ -76,8 +76,8 @@ export class AgentChainStatements {
     this.updatePrefix = `UPDATE ${table} SET `;
     this.updateSuffix = `, ${escape(this.stampColumn.databaseName)} = ?, ${version} = ${version} + 1 WHERE ${key} = ?${insideTransaction ? ' AND @@in_transaction = 1' : ''}`;
 
-    this.historyColumns = ['transaction_id', 'stamp', 'changed_by', 'changes'].map((property) =>
-      column(history, property),
+    this.historyColumns = ['transaction_id', 'stamp', 'changed_by', 'changes', 'row_version'].map(
+      (property) => column(history, property),
     );
     const historyTable = escape(history.tableName);
     const placeholders = this.historyColumns.map(() => '?').join(', ');

@@ -67,6 +67,7 @@ export class TransactionReadStatements {
     const transactionMember = (name: string) =>
       select('transaction', transactions.findColumnWithPropertyName(name)!, name);
 
+    // row_version among them: the version column, which the ETag names too.
     this.transactionMembers = wireModelOf(TransactionDto)
       .members.filter((member) => member.kind !== 'list')
       .map((member) => transactionMember(member.name));
@@ -102,7 +103,7 @@ export class TransactionReadStatements {
       ` LEFT JOIN ${escape(items.tableName)} ${escape('item')} ON ${column('item', items, 'transaction_id')} = ${transactionKey}` +
       ` LEFT JOIN ${escape(catalogue.tableName)} ${escape('requirement')} ON ${column('requirement', catalogue, 'requirement_id')} = ${itemKey}` +
       `${where && ` WHERE ${where}`} ORDER BY ${order}`;
-    const row = selected([...this.transactionMembers, this.version]);
+    const row = selected(this.transactionMembers);
     this.sql = {
       transaction: `SELECT ${row} FROM ${table} WHERE ${transactionKey} = ?`,
       checklist: checklist(

@@ -216,7 +216,20 @@ export class TransactionController {
     // No example: Swagger UI's "Try it out" would send it, and a stale one answers 412.
     schema: { type: 'string' },
   })
-  @ApiResponse({ status: 204, description: 'Applied (or nothing to change).' })
+  @ApiResponse({
+    status: 204,
+    description: 'Applied (or nothing to change).',
+    headers: {
+      ETag: {
+        description:
+          "The transaction's ETag after the call, as GetTransaction answers it: a new one when " +
+          'the call changed something, the current one unchanged when there was nothing to ' +
+          'change. Send it as If-Match on the next UpdateAgents.',
+        required: true,
+        schema: { type: 'string' },
+      },
+    },
+  })
   @RequiresScope(TRANSACTIONS_WRITE)
   @WireErrors(
     400,
@@ -234,6 +247,7 @@ export class TransactionController {
   async updateAgents(
     @Body() body: UpdateAgentsDto,
     @CallerId() changedBy: string | undefined,
+    @Res({ passthrough: true }) response: Response,
     @Headers('If-Match') ifMatch?: string,
   ): Promise<void> {
     const transactionId = body.transaction_id!;
@@ -243,12 +257,13 @@ export class TransactionController {
         body[field],
       ]),
     );
-    await this.transactions.updateAgents({
+    const version = await this.transactions.updateAgents({
       transactionId,
       values,
       expectedVersions: expectedVersions(ifMatch, transactionId),
       changedBy,
     });
+    response.setHeader('ETag', etagOf(transactionId, version));
   }
 
   @Get('GetTransaction/:transaction_id')

@@ -98,6 +98,7 @@ export class TransactionService {
       stamp: entry.stamp,
       changed_by: entry.changed_by,
       changes: entry.changes,
+      row_version: entry.row_version,
     }));
   }
 
@@ -106,10 +107,11 @@ export class TransactionService {
    * transaction, so concurrent updates of one transaction apply one after the other and the history
    * records each in commit order. A call that changes nothing writes nothing, so the same call made
    * again after it committed appends no second record: a client that could not learn whether it
-   * committed can send it again.
+   * committed can send it again. Resolves to the transaction's version after the call: the one it
+   * committed, or the one it found when there was nothing to change.
    */
-  async updateAgents(update: AgentChainUpdate): Promise<void> {
-    await this.unitOfWork.writeStatements(async (transaction) => {
+  updateAgents(update: AgentChainUpdate): Promise<number> {
+    return this.unitOfWork.writeStatements(async (transaction) => {
       const row = this.statements.locked(
         await transaction.begin(this.statements.lock(update.transactionId)),
       );
@@ -132,7 +134,7 @@ export class TransactionService {
           changes.push({ field, before: row[field], after });
         chain[field] = after === undefined ? row[field] : after;
       }
-      if (changes.length === 0) return;
+      if (changes.length === 0) return row.row_version;
       const stamp = new Date();
       const changedBy = update.changedBy ?? null;
       const version = row.row_version + 1;
@@ -144,6 +146,8 @@ export class TransactionService {
             stamp,
             changed_by: changedBy,
             changes,
+            // The row is locked since it was read, so the UPDATE's increment gives this version.
+            row_version: version,
           }),
         ],
         this.statements.committed,
@@ -164,6 +168,7 @@ export class TransactionService {
           },
         ],
       );
+      return version;
     }, IDEMPOTENT);
   }
 }

@@ -59,7 +59,8 @@ export class RunningApp {
       logger: false,
       modules: reactor ? [CommissionModule, ...modules] : modules,
     });
-    await app.listen(0, '127.0.0.1');
+    // On a port of its own, unless the suite named one (an address the configuration must know).
+    await app.listen(env.PORT === undefined ? 0 : config.port, '127.0.0.1');
     const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
     return new RunningApp(app, config, `http://127.0.0.1:${port}`);
   }

@@ -489,9 +489,10 @@ export class TransactionProbe {
   }
 
   /**
-   * Sends a request that must apply: 204 with an empty body; exactly the `agents` members written
-   * and every other member as before; `stamp` the time of the change; a new ETag; one more history
-   * record, stamped at the same instant, listing each changed member.
+   * Sends a request that must apply: 204 with an empty body and the new ETag; exactly the `agents`
+   * members written and every other member as before; `stamp` the time of the change; the version
+   * one more, named by the new ETag; one more history record, stamped at the same instant, listing
+   * each changed member and the version it left.
    */
   async expectApplied(id: number, send: () => Test, agents: AgentValues): Promise<Snapshot> {
     const before = await this.snapshot(id);
@@ -501,10 +502,17 @@ export class TransactionProbe {
     expectNoContent(response);
     const after = await this.snapshot(id);
     const stamp = after.transaction.stamp as string;
-    expect(after.transaction).toEqual({ ...before.transaction, ...agents, stamp });
+    const version = (before.transaction.row_version as number) + 1;
+    expect(after.transaction).toEqual({
+      ...before.transaction,
+      ...agents,
+      stamp,
+      row_version: version,
+    });
     expect(Date.parse(stamp)).toBeGreaterThanOrEqual(started);
     expect(Date.parse(stamp)).toBeLessThanOrEqual(finished);
-    expect(after.etag).not.toBe(before.etag);
+    expect(after.etag).toBe(`"${id}.${version}"`);
+    expect(response.headers.etag).toBe(after.etag);
     const changes: AgentChange[] = Object.entries(agents)
       .filter(([field, value]) => before.transaction[field] !== value)
       .map(([field, value]) => ({
@@ -519,14 +527,19 @@ export class TransactionProbe {
     expect(record.transaction_id).toBe(id);
     expect(Date.parse(record.stamp as string)).toBe(Date.parse(stamp));
     expect(changesOf(record)).toEqual(changes.sort(byField));
+    expect(record.row_version).toBe(version);
     return after;
   }
 
-  /** Sends a request that must change nothing: the transaction, its ETag and its history as before. */
+  /**
+   * Sends a request that must change nothing: the transaction, its ETag and its history as before.
+   * A 204 carries that ETag, unchanged; a refusal carries none.
+   */
   async expectUnchanged(id: number, send: () => Test): Promise<Response> {
     const before = await this.snapshot(id);
     const response = await send();
     expect(await this.snapshot(id)).toEqual(before);
+    expect(response.headers.etag).toBe(response.status === 204 ? before.etag : undefined);
     return response;
   }
 }

@@ -106,13 +106,16 @@ function memberArbitrary(member: WireMember, options: ArbitraryOptions): fc.Arbi
   }
 }
 
-/** Any valid record of a model: every member present, null where the member is optional. */
+/**
+ * Any valid record a client may send of a model: every member it reads present, null where the
+ * member is optional; no read-only member, which it does not read.
+ */
 export function recordArbitrary(
   model: WireModel,
   options: ArbitraryOptions = {},
 ): fc.Arbitrary<Record<string, unknown>> {
   const members: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const member of model.members) {
+  for (const member of model.readMembers) {
     const value = memberArbitrary(member, options);
     const required = member.required === true;
     members[member.name] = required ? value : fc.option(value, { nil: null });

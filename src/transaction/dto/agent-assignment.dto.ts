@@ -18,4 +18,9 @@ export class AgentAssignmentDto {
   /** The caller's identity, when the request carried one. */
   @TextField() changed_by?: string | null;
   @ListField(() => AgentChangeDto) changes?: AgentChangeDto[] | null;
+  /**
+   * The transaction's row version after this change: the one its AgentsChanged event carries and its
+   * ETag then named. Null on an entry older than the member whose version could not be derived.
+   */
+  @IntField() row_version?: number | null;
 }

@@ -69,4 +69,10 @@ export class TransactionDto {
   @TextField() preparedby_userid?: string | null;
   @DateField() date_added?: Date | null;
   @DateField() stamp?: Date | null;
+  /**
+   * Added to the seed's members: the transaction's version, which counts its changes. The version
+   * GetTransaction's ETag names and AgentsChanged events carry, so a consumer compares what it holds
+   * with any of them. Read-only: what a request or an import file says here is not read.
+   */
+  @IntField({ readOnly: true }) row_version?: number | null;
 }

@@ -19,6 +19,12 @@ export class AgentAssignmentEntity {
    * names of 4000 characters can take 14 times 12,000. JSON is LONGTEXT on MariaDB, text on SQLite.
    */
   @Column({ type: 'json' }) changes!: AgentChange[];
+  /**
+   * The transaction's row version after this change, written with it under the row's lock. Null on
+   * an entry written before the column existed whose version the migration could not derive
+   * exactly (see AgentHistoryVersions).
+   */
+  @Column({ type: 'int', nullable: true }) row_version!: number | null;
 
   @ManyToOne(() => TransactionEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'transaction_id' })

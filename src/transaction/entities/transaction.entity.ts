@@ -20,7 +20,10 @@ const ListingIndexes = (): ClassDecorator => (target) => {
 export class TransactionEntity {
   @PrimaryColumn({ type: 'int' }) transaction_id!: number;
 
-  /** Counts the row's changes: the ETag of GetTransaction and the If-Match of UpdateAgents. */
+  /**
+   * Counts the row's changes: the wire's read-only row_version, the ETag of GetTransaction and the
+   * If-Match of UpdateAgents.
+   */
   @VersionColumn({ type: 'int' }) row_version!: number;
 
   @OneToMany(() => TransactionRequirementEntity, (item) => item.transaction)
@@ -28,4 +31,7 @@ export class TransactionEntity {
 }
 
 // The columns @WireColumns adds, typed for the compiler (declaration merging, allowed for entities).
-export interface TransactionEntity extends WireColumnsOf<TransactionDto, 'transaction_id'> {}
+export interface TransactionEntity extends WireColumnsOf<
+  TransactionDto,
+  'transaction_id' | 'row_version'
+> {}

@@ -129,3 +129,72 @@ describe.each(MODELS)('%s', (_, type) => {
     },
   );
 });
+
+/** A record with a member the service writes and never reads, such as a version. */
+@WireRecord({ name: 'Versioned' })
+class VersionedDto {
+  @IntField({ required: true }) id?: number | null;
+  @TextField() note?: string | null;
+  @IntField({ readOnly: true }) row_version?: number | null;
+}
+
+describe('a read-only member', () => {
+  const model = wireModelOf(VersionedDto);
+  /** What a client might echo back there: the version it read, or anything else. */
+  const echoed = fc.oneof(
+    fc.integer(),
+    fc.string({ maxLength: 20 }),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+  );
+  const escapeXml = (text: string) =>
+    text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+  it('is written in every format', () => {
+    const record = { id: 7, note: null, row_version: 3 };
+    expect(JSON.parse(json.encode(model, record))).toEqual(record);
+    expect(xml.encode(model, record)).toContain('<row_version>3</row_version>');
+  });
+
+  it.each<[string, WireReader, (record: Record<string, unknown>, value: unknown) => string]>([
+    [
+      'JSON',
+      json,
+      (record, value) =>
+        JSON.stringify({ ...JSON.parse(json.encode(model, record)), row_version: value }),
+    ],
+    [
+      'XML',
+      xml,
+      (record, value) =>
+        xml
+          .encode(model, record)
+          .replace(
+            '<row_version i:nil="true" />',
+            `<row_version>${escapeXml(String(value))}</row_version>`,
+          ),
+    ],
+    [
+      'a form',
+      form,
+      (record, value) =>
+        `${encodeForm(record, model)}&row_version=${encodeURIComponent(String(value))}`,
+    ],
+  ])('is read from %s as absent, whatever it holds', (_, reader, encode) => {
+    fc.assert(
+      fc.property(validRecord(VersionedDto, { formSafe: true }), echoed, (record, value) => {
+        const text = encode(record, value);
+        expect(text).toContain('row_version');
+        const read = readBack(reader, text, VersionedDto) as Record<string, unknown>;
+        expect(read.row_version).toBeUndefined();
+        expect(canonical(VersionedDto, read)).toBe(canonical(VersionedDto, record));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('is read from an answer, as the OpenAPI examples are', () => {
+    expect(json.decodeAnswer('{"id":7,"row_version":3}', model)).toEqual({ id: 7, row_version: 3 });
+  });
+});

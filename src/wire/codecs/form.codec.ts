@@ -70,7 +70,7 @@ const TEXT_KINDS: ReadonlySet<string> = new Set(['string', 'intOrText']);
  */
 function bindScalars(model: WireModel, values: ReadonlyMap<string, string>): BoundRecord {
   const bound: BoundRecord = {};
-  for (const member of model.members) {
+  for (const member of model.readMembers) {
     if (member.kind === 'list') continue;
     const value = values.get(member.name.toLowerCase());
     if (value === undefined) continue;
@@ -155,7 +155,7 @@ export class FormReader implements WireReader {
   decode(text: string, model: WireModel): BoundRecord {
     const fields = readFields(text);
     const bound = bindScalars(model, fields.scalars);
-    for (const member of model.members) {
+    for (const member of model.readMembers) {
       if (member.kind !== 'list') continue;
       const entries = fields.lists.get(member.name.toLowerCase());
       if (!entries) continue;

@@ -176,13 +176,13 @@ describe('JsonCodec', () => {
       );
     });
 
-    it('writes every member of the seed Transaction in the seed order', () => {
+    it('writes every member of the seed Transaction in the seed order, then the added row_version', () => {
       const written = JSON.parse(codec.encode(transactionModel, {})) as Record<string, unknown>;
       const keys = Object.keys(written);
-      expect(keys).toHaveLength(49);
+      expect(keys).toHaveLength(50);
       expect(keys.slice(0, 3)).toEqual(['transaction_id', 'property_id', 'reservation_id']);
       expect(keys.indexOf('TotalPayments')).toBe(29);
-      expect(keys.slice(-3)).toEqual(['preparedby_userid', 'date_added', 'stamp']);
+      expect(keys.slice(-4)).toEqual(['preparedby_userid', 'date_added', 'stamp', 'row_version']);
       expect(Object.values(written).every((value) => value === null)).toBe(true);
     });
 

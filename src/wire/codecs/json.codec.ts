@@ -28,14 +28,21 @@ import {
 export const JSON_MEDIA_TYPES = ['application/json', 'text/json'] as const;
 export const PROBLEM_JSON = 'application/problem+json';
 
-const membersByLowerName = new WeakMap<WireModel, ReadonlyMap<string, WireMember>>();
+const membersByLowerName = new WeakMap<readonly WireMember[], ReadonlyMap<string, WireMember>>();
+
+/**
+ * The members a body binds: a request's (or an import file's), where a read-only member is an unknown
+ * one, or an answer's, which holds them all.
+ */
+const boundMembers = (model: WireModel, answer: boolean) =>
+  answer ? model.members : model.readMembers;
 
 /** Json.NET matches member names ignoring case. */
-function memberNamed(model: WireModel, name: string): WireMember | undefined {
-  let byName = membersByLowerName.get(model);
+function memberNamed(members: readonly WireMember[], name: string): WireMember | undefined {
+  let byName = membersByLowerName.get(members);
   if (!byName) {
-    byName = new Map(model.members.map((member) => [member.name.toLowerCase(), member]));
-    membersByLowerName.set(model, byName);
+    byName = new Map(members.map((member) => [member.name.toLowerCase(), member]));
+    membersByLowerName.set(members, byName);
   }
   return byName.get(name.toLowerCase());
 }
@@ -48,11 +55,13 @@ function bind(
   model: WireModel,
   source: Record<string, unknown>,
   bindList: ListBinder = bindListNow,
+  answer = false,
 ): BoundRecord {
   const bound: BoundRecord = {};
+  const members = boundMembers(model, answer);
   for (const name in source) {
     const value = source[name];
-    const member = memberNamed(model, name);
+    const member = memberNamed(members, name);
     if (!member) continue;
     if (member.kind !== 'list') {
       const read = JSON_DIALECT[member.kind](value);
@@ -60,7 +69,7 @@ function bind(
     } else if (Array.isArray(value)) {
       const itemModel = wireModelOf(member.item());
       bound[member.name] = bindList(member.name, value as unknown[], (item) =>
-        isBoundRecord(item) ? bind(itemModel, item) : item,
+        isBoundRecord(item) ? bind(itemModel, item, bindListNow, answer) : item,
       );
     } else if (value === null) bound[member.name] = null;
     // A numeral is quoted as written, like any other value a list cannot hold.
@@ -110,6 +119,14 @@ export class JsonCodec implements WireReader, WireWriter {
   *decodeSteps(text: string, model: WireModel): Steps<BoundRecord> {
     const source = oneObject(readJsonDocument(text), model.name);
     return yield* bindWithListsInSteps((bindList) => bind(model, source, bindList));
+  }
+
+  /**
+   * Reads an answer as the service writes it, read-only members included: what a request's reading
+   * leaves out. For the OpenAPI document's response examples.
+   */
+  decodeAnswer(text: string, model: WireModel): BoundRecord {
+    return bind(model, oneObject(readJsonDocument(text), model.name), bindListNow, true);
   }
 
   decodePlain(text: string, rootName = 'object'): PlainRecord {

@@ -245,10 +245,12 @@ const memberIndexes = new WeakMap<WireModel, ReadonlyMap<string, number>>();
 function firstOfEachMember(model: WireModel, element: XmlElement): (XmlElement | undefined)[] {
   let indexes = memberIndexes.get(model);
   if (!indexes) {
-    indexes = new Map(model.members.map((member, index) => [member.name, index]));
+    indexes = new Map(model.readMembers.map((member, index) => [member.name, index]));
     memberIndexes.set(model, indexes);
   }
-  const found: (XmlElement | undefined)[] = new Array<XmlElement | undefined>(model.members.length);
+  const found: (XmlElement | undefined)[] = new Array<XmlElement | undefined>(
+    model.readMembers.length,
+  );
   for (const child of element.children) {
     const index = indexes.get(child.name);
     if (index !== undefined) found[index] ??= child;
@@ -272,7 +274,7 @@ function bind(
 ): BoundRecord {
   const bound: BoundRecord = {};
   const found = firstOfEachMember(model, element);
-  model.members.forEach((member, index) => {
+  model.readMembers.forEach((member, index) => {
     const child = found[index];
     if (!child) return;
     if (child.nil) bound[member.name] = null;

@@ -428,11 +428,13 @@ const CHECKED_KEYWORDS = new Set([
   'exclusiveMinimum',
   'exclusiveMaximum',
   ...RULE_KEYWORDS,
-  // Shape, not rules: the item schema, the XML name, a query parameter's default and example.
+  // Shape, not rules: the item schema, the XML name, a query parameter's default and example, and
+  // that requests' values of the member are not read (the codecs' suites check that).
   'items',
   'xml',
   'default',
   'example',
+  'readOnly',
 ]);
 
 const declared = declaredWireModels().map((model) => [model.schemaName, model] as const);

@@ -323,8 +323,16 @@ const asJsonNumber = (value: ExactDecimal) => Number(value.toString());
 const enumKeyword = (member: WireScalarMember, nullable: boolean) =>
   member.enum && { enum: nullable ? [...member.enum, null] : [...member.enum] };
 
-/** The OpenAPI schema of a member: what validation enforces, stated for generated clients. */
+/**
+ * The OpenAPI schema of a member: what validation enforces, stated for generated clients; a read-only
+ * member's says what answers hold, and `readOnly` that requests' values are not read.
+ */
 function openApiSchema(member: WireScalarMember): ApiPropertyOptions {
+  return { ...kindSchema(member), ...(member.readOnly && { readOnly: true }) };
+}
+
+/** The schema of a member's kind and rules. */
+function kindSchema(member: WireScalarMember): ApiPropertyOptions {
   const common = { required: member.required, nullable: !member.required };
   switch (member.kind) {
     case 'int':
@@ -487,6 +495,13 @@ export function optionText(value: unknown): string {
 export interface FieldOptions {
   /** Present, not null and not blank, as DataAnnotations' [Required]. */
   required?: boolean;
+  /**
+   * Written in every answer, never read from a request or an import file: a record a client echoes
+   * back, with any value there or none, is read as if the member were absent, so adding one to a
+   * record that requests carry refuses nothing that was accepted before. For what the service alone
+   * decides, such as a row version. Stated as the schema's `readOnly`. Not with `required`.
+   */
+  readOnly?: boolean;
 }
 
 export interface NumberFieldOptions extends FieldOptions {
@@ -752,13 +767,20 @@ function enumOf<T extends string | number>(
  * Every bound the OpenAPI schema states is a rule here, and no rule goes undocumented.
  */
 function ScalarField(
+  options: FieldOptions,
   declare: (name: string, fail: (problem: string) => never) => WireScalarMember,
 ): PropertyDecorator {
   return (target, key) => {
     const name = String(key);
-    const member = declare(name, (problem) => {
+    const fail = (problem: string): never => {
       throw new FieldDeclarationError(target, name, problem);
-    });
+    };
+    if (options.readOnly && options.required)
+      fail('a read-only member is never read from a request, so it cannot be required there');
+    const member: WireScalarMember = {
+      ...declare(name, fail),
+      ...(options.readOnly && { readOnly: true }),
+    };
     registerWireMember(target, member);
     ApiProperty(openApiSchema(member))(target, key);
     for (const rule of rulesOf(member)) rule(target, key);
@@ -766,7 +788,7 @@ function ScalarField(
 }
 
 export const IntField = (options: IntFieldOptions = {}) =>
-  ScalarField((name, fail) => {
+  ScalarField(options, (name, fail) => {
     const { required = false, min, max } = options;
     wholeBounds(fail, min, max);
     const values = enumOf(options.enum, fail, (value) =>
@@ -780,10 +802,10 @@ export const IntField = (options: IntFieldOptions = {}) =>
   });
 
 export const DecimalField = (options: DecimalFieldOptions = {}) =>
-  ScalarField((name, fail) => decimalMember(name, options, fail));
+  ScalarField(options, (name, fail) => decimalMember(name, options, fail));
 
 export const TextField = (options: TextFieldOptions = {}) =>
-  ScalarField((name, fail) => {
+  ScalarField(options, (name, fail) => {
     const { required = false, maxLength, minLength } = options;
     checkCounts(fail, { minLength, maxLength }, ['minLength', 'maxLength']);
     const pattern = options.pattern === undefined ? undefined : patternOf(options.pattern, fail);
@@ -809,10 +831,10 @@ export const TextField = (options: TextFieldOptions = {}) =>
   });
 
 export const BooleanField = (options: FieldOptions = {}) =>
-  ScalarField((name) => ({ name, kind: 'boolean', required: options.required ?? false }));
+  ScalarField(options, (name) => ({ name, kind: 'boolean', required: options.required ?? false }));
 
 export const DateField = (options: DateFieldOptions = {}) =>
-  ScalarField((name, fail) => {
+  ScalarField(options, (name, fail) => {
     const earliest = dateOf('earliest', options.earliest, fail);
     const latest = dateOf('latest', options.latest, fail);
     if (earliest && latest && earliest.getTime() > latest.getTime())
@@ -828,7 +850,11 @@ export const DateField = (options: DateFieldOptions = {}) =>
 
 /** An integer or a text, as the value happens to be: JSON writes each as its own type. */
 export const IntOrTextField = (options: FieldOptions = {}) =>
-  ScalarField((name) => ({ name, kind: 'intOrText', required: options.required ?? false }));
+  ScalarField(options, (name) => ({
+    name,
+    kind: 'intOrText',
+    required: options.required ?? false,
+  }));
 
 /** A list of records: a JSON array, an XML wrapper of repeated item elements, indexed form keys. */
 export function ListField(

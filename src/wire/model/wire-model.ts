@@ -49,6 +49,8 @@ export interface WireScalarMember extends WireMemberBase {
   /** Inclusive bounds of a date. */
   readonly earliest?: Date;
   readonly latest?: Date;
+  /** Written in answers, never bound from a request or a file (see FieldOptions.readOnly). */
+  readonly readOnly?: boolean;
 }
 
 export interface WireListMember extends WireMemberBase {
@@ -84,6 +86,8 @@ export interface WireModel {
   readonly members: readonly WireMember[];
   /** Members in XML element order. */
   readonly xmlMembers: readonly WireMember[];
+  /** The members a request or an import file binds, in declaration order: all but the read-only. */
+  readonly readMembers: readonly WireMember[];
   /** XML root of a collection of these records, e.g. `ArrayOfRequirement`. */
   readonly collectionName: string;
   /** Key prefix of validation messages, as the legacy action parameter: `transaction`. */
@@ -139,6 +143,7 @@ export function WireRecord(options: WireModelOptions): ClassDecorator {
       name: options.name,
       members,
       xmlMembers,
+      readMembers: members.filter((member) => member.kind === 'list' || !member.readOnly),
       collectionName: `ArrayOf${options.name}`,
       parameterName: options.name.charAt(0).toLowerCase() + options.name.slice(1),
       schemaName: options.schemaName ?? options.name,

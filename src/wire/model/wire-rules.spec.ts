@@ -546,6 +546,10 @@ describe('a declaration the wire cannot honour', () => {
     ],
     ["the enum value 'Paid' does not match", TextField({ pattern: /^[a-z]+$/, enum: ['Paid'] })],
     ['minLength (5) is above maxLength (2)', TextField({ minLength: 5, maxLength: 2 })],
+    [
+      'a read-only member is never read from a request',
+      IntField({ readOnly: true, required: true }),
+    ],
     ['the pattern /^a$/i carries the flag(s) i', TextField({ pattern: /^a$/i })],
     ['the pattern is not a regular expression', TextField({ pattern: '(' })],
     // Each tests what clients send: one whose time can grow faster than the text stops the start.

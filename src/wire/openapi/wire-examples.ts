@@ -44,7 +44,13 @@ export class InvalidExampleError extends Error {}
  * message and the option declaring it (`commission.rate (Commission.rate): The field rate must be at
  * most 0.2 (DecimalField({ exactMax: 0.2 }))`).
  */
-function asRead(json: JsonCodec, model: WireModel, example: object, where: string): object {
+function asRead(
+  json: JsonCodec,
+  model: WireModel,
+  example: object,
+  where: string,
+  sent: boolean,
+): object {
   const text = JSON.stringify(example);
   const invalid = (reasons: string) =>
     new InvalidExampleError(
@@ -52,7 +58,8 @@ function asRead(json: JsonCodec, model: WireModel, example: object, where: strin
     );
   let bound;
   try {
-    bound = json.decode(text, model);
+    // An answer's example holds what the service writes: its read-only members too.
+    bound = sent ? json.decode(text, model) : json.decodeAnswer(text, model);
   } catch (error) {
     if (error instanceof MalformedBodyError) throw invalid(error.message);
     throw error;
@@ -234,9 +241,9 @@ function writeExamples(
 ): void {
   const read = list
     ? (example as object[]).map((record, index) =>
-        asRead(json, model, record, `${where}[${index}]`),
+        asRead(json, model, record, `${where}[${index}]`, sent),
       )
-    : asRead(json, model, example as object, where);
+    : asRead(json, model, example as object, where, sent);
   const shown = sent && !list ? namedMembersOf(model, example as object) : model;
   const written = JSON.parse(json.encode(shown, read)) as Record<string, unknown>;
   for (const mediaType of JSON_MEDIA_TYPES)

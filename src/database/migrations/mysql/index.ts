@@ -5,6 +5,7 @@ import { WideCallerId1795426546718 } from './1795426546718-WideCallerId';
 import { ListingIndexes1795600000000 } from './1795600000000-ListingIndexes';
 import { EventOutbox1795712398666 } from './1795712398666-EventOutbox';
 import { EventIdIndex1795874984598 } from './1795874984598-EventIdIndex';
+import { AgentHistoryVersions1795875575502 } from './1795875575502-AgentHistoryVersions';
 
 /** The production schema, oldest first; applied by `npm run migration:run` or MIGRATIONS_RUN=true. */
 export const MYSQL_MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MYSQL_MIGRATIONS = [
   ListingIndexes1795600000000,
   EventOutbox1795712398666,
   EventIdIndex1795874984598,
+  AgentHistoryVersions1795875575502,
 ];

@@ -5,6 +5,7 @@ import { WideCallerId1795426546718 } from './1795426546718-WideCallerId';
 import { ListingIndexes1795600000000 } from './1795600000000-ListingIndexes';
 import { EventOutbox1795712384891 } from './1795712384891-EventOutbox';
 import { EventIdIndex1795874974748 } from './1795874974748-EventIdIndex';
+import { AgentHistoryVersions1795875530975 } from './1795875530975-AgentHistoryVersions';
 
 /** The embedded database's schema, oldest first; the service applies them at every start. */
 export const SQLITE_MIGRATIONS = [
@@ -15,4 +16,5 @@ export const SQLITE_MIGRATIONS = [
   ListingIndexes1795600000000,
   EventOutbox1795712384891,
   EventIdIndex1795874974748,
+  AgentHistoryVersions1795875530975,
 ];
