@@ -54,6 +54,11 @@ const MIN_PURGE_EVERY_MS = 1000;
  * the events of many requests, not one, and the relay's own work stays a small share of theirs.
  */
 const GATHER_MS = 10;
+/**
+ * How long, at most, a consumer woken by a commit lets the units waiting for a database connection
+ * go first: requests are not held up by the relay's steps, which then take their events together.
+ */
+const LINGER_MS = Number(process.env.RB_LINGER ?? 250);
 
 /**
  * One loop of the relay, with its checkpoint: the broker or an after-commit handler, which read the
@@ -280,8 +285,22 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
           this.stopped,
         ]);
       else if (!more && (await wakeup.wait(this.config.events.pollMs)) && !this.stopping)
-        await sleep(GATHER_MS, undefined, { ref: false });
+        await this.gather();
     }
+  }
+
+  /**
+   * Waits GATHER_MS, then while units wait for a database connection (requests, mostly), up to
+   * LINGER_MS in all.
+   */
+  private async gather(): Promise<void> {
+    const until = performance.now() + LINGER_MS;
+    do await sleep(GATHER_MS, undefined, { ref: false });
+    while (
+      this.unitOfWork.poolUsage().waiting > 0 &&
+      performance.now() < until &&
+      !this.stopping
+    );
   }
 
   /** Positions for the events committed since the last step: one step at a time in this process. */
