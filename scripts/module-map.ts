@@ -13,7 +13,7 @@ import {
 } from '../src/events/integration-event';
 import { eventsPublishedBy } from '../src/events/module-events';
 import { declaredWireModels, wireModelOf } from '../src/wire';
-import { type DoorExports, featureFolders, loadDoors } from './doors';
+import { type DoorExports, doorEvents, featureFolders, loadDoors } from './doors';
 
 /**
  * The module map (`npm run modules`, docs/modules.md): the feature modules, what each door exports,
@@ -60,6 +60,8 @@ export interface MappedModule {
 
 export interface ModuleMap {
   readonly modules: readonly MappedModule[];
+  /** The name each event has in the door that exports it (`AGENTS_CHANGED`). */
+  readonly eventNames: ReadonlyMap<IntegrationEventType, string>;
 }
 
 /** The TypeScript files of a folder, but specs. */
@@ -227,14 +229,18 @@ export function moduleMap(app: INestApplicationContext, root: string, sources: s
       });
   }
   const byName = (a: MappedModule, b: MappedModule) => (a.name < b.name ? -1 : 1);
-  return { modules: [...modules.sort(byName), ...others.sort(byName)] };
+  return {
+    modules: [...modules.sort(byName), ...others.sort(byName)],
+    eventNames: new Map(doorEvents(doors).map(({ event, constant }) => [event, constant])),
+  };
 }
 
 /** A Mermaid node id: letters, digits and underscores. */
 const idOf = (prefix: string, name: string) => `${prefix}_${name.replace(/\W/g, '_')}`;
 
-/** An event as the map names it: its record's name and its routing key. */
-const eventName = (event: IntegrationEventType) => wireModelOf(event.payload).name;
+/** An event as the map names it: as its door exports it, else by its record's name. */
+const eventName = (map: ModuleMap, event: IntegrationEventType) =>
+  map.eventNames.get(event) ?? wireModelOf(event.payload).name;
 
 const code = (names: readonly string[]) => names.map((name) => `\`${name}\``).join(', ');
 
@@ -248,7 +254,9 @@ export function mermaidOf(map: ModuleMap): string {
     for (const { event } of module.handlers) if (event) events.add(event);
   }
   for (const event of declaredIntegrationEvents().filter((declared) => events.has(declared)))
-    lines.push(`  ${idOf('e', event.routingKey)}{{"${eventName(event)}<br/>${event.routingKey}"}}`);
+    lines.push(
+      `  ${idOf('e', event.routingKey)}{{"${eventName(map, event)}<br/>${event.routingKey}"}}`,
+    );
   for (const module of map.modules)
     for (const [door, names] of module.uses)
       lines.push(`  ${idOf('m', module.name)} -->|"${names.join('<br/>')}"| ${idOf('m', door)}`);
@@ -282,14 +290,15 @@ export async function modulePage(map: ModuleMap, root: string): Promise<string> 
       );
     } else lines.push(`Mounted without a door of its own in \`src/\`.`, '');
     const events = (list: readonly IntegrationEventType[]) =>
-      list.map((event) => `${eventName(event)} (\`${event.routingKey}\`)`).join(', ') || 'none';
+      list.map((event) => `\`${eventName(map, event)}\` (\`${event.routingKey}\`)`).join(', ') ||
+      'none';
     lines.push(`- Publishes: ${events(module.publishes)}`);
     lines.push(
       `- Handles: ${
         module.handlers
           .map(
             ({ name, event, how }) =>
-              `\`${name}\`${event ? ` ${eventName(event)} (\`${event.routingKey}\`)` : ''}, ${how}`,
+              `\`${name}\`${event ? ` on \`${eventName(map, event)}\` (\`${event.routingKey}\`)` : ''}, ${how}`,
           )
           .join('; ') || 'none'
       }`,

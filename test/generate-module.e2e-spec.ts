@@ -121,7 +121,7 @@ describe('npm run generate:module, end to end', () => {
         expect(asyncapi).toContain(`"${channel}": {`);
       const map = await readFile(join(copy, 'docs', 'modules.md'), 'utf8');
       expect(map).toContain('## sales-target');
-      expect(map).toContain('`SalesTargetReactions.agentsChanged` AgentsChanged');
+      expect(map).toContain('`SalesTargetReactions.agentsChanged` on `AGENTS_CHANGED`');
     },
     GENERATE_MS,
   );
