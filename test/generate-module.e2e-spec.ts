@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, readdir, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { childEnvironment, REPO_ROOT, TemporaryDirectories } from './support/processes';
@@ -168,6 +168,47 @@ describe('npm run generate:module, end to end', () => {
       expectSuccess(await generate(['Survey']), 'generate Survey');
       const module = await readFile(join(copy, 'src', 'survey', 'survey.module.ts'), 'utf8');
       expect(module).toContain('@Publishes(SURVEY_CREATED)');
+    },
+    GENERATE_MS,
+  );
+
+  it(
+    'generates both migrations of a changed entity with npm run migration:generate, and refuses when nothing changed',
+    async () => {
+      const dto = join(copy, 'src', 'survey', 'dto', 'survey.dto.ts');
+      const source = await readFile(dto, 'utf8');
+      await writeFile(
+        dto,
+        source.replace(
+          '  @TextField({ required: true, maxLength: 200 }) name?: string | null;',
+          '  @TextField({ required: true, maxLength: 200 }) name?: string | null;\n  @TextField() note?: string | null;',
+        ),
+      );
+      const migrations = (kind: string) =>
+        readdir(join(copy, 'src', 'database', 'migrations', kind));
+      expectSuccess(
+        await run(copy, 'npm', ['run', '--silent', 'migration:generate', '--', 'AddSurveyNote']),
+        'migration:generate',
+      );
+      for (const kind of ['sqlite', 'mysql']) {
+        const written = (await migrations(kind)).find((file) => file.endsWith('-AddSurveyNote.ts'));
+        expect({ kind, written }).toEqual({ kind, written: expect.any(String) as unknown });
+        expect(
+          await readFile(join(copy, 'src', 'database', 'migrations', kind, written!), 'utf8'),
+        ).toMatch(/note/);
+        expect(
+          await readFile(join(copy, 'src', 'database', 'migrations', kind, 'index.ts'), 'utf8'),
+        ).toContain(`from './${written!.replace(/\.ts$/, '')}';`);
+      }
+      // Built already: nothing changed since, and the command says so, leaving no file behind.
+      const before = [...(await migrations('sqlite')), ...(await migrations('mysql'))];
+      const unchanged = await run(copy, process.execPath, [
+        join('dist', 'scripts', 'generate-migrations.js'),
+        'AddNothing',
+      ]);
+      expect(unchanged.code).toBe(1);
+      expect(unchanged.output).toContain('No changes in database schema were found');
+      expect([...(await migrations('sqlite')), ...(await migrations('mysql'))]).toEqual(before);
     },
     GENERATE_MS,
   );
