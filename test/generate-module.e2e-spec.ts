@@ -184,6 +184,15 @@ describe('npm run generate:module, end to end', () => {
           '  @TextField({ required: true, maxLength: 200 }) name?: string | null;\n  @TextField() note?: string | null;',
         ),
       );
+      // Its suite's record has the member too: every member is written, null when not given.
+      const suite = join(copy, 'test', 'survey.e2e-spec.ts');
+      await writeFile(
+        suite,
+        (await readFile(suite, 'utf8')).replace(
+          "const RECORD = { survey_id: 7, name: 'Example survey', amount: 1250.5 };",
+          "const RECORD = { survey_id: 7, name: 'Example survey', amount: 1250.5, note: null };",
+        ),
+      );
       const migrations = (kind: string) =>
         readdir(join(copy, 'src', 'database', 'migrations', kind));
       expectSuccess(
@@ -200,6 +209,8 @@ describe('npm run generate:module, end to end', () => {
           await readFile(join(copy, 'src', 'database', 'migrations', kind, 'index.ts'), 'utf8'),
         ).toContain(`from './${written!.replace(/\.ts$/, '')}';`);
       }
+      // The DTO changed: the document follows, as the guide says, built with the new migrations.
+      expectSuccess(await run(copy, 'npm', ['run', '--silent', 'openapi']), 'openapi');
       // Built already: nothing changed since, and the command says so, leaving no file behind.
       const before = [...(await migrations('sqlite')), ...(await migrations('mysql'))];
       const unchanged = await run(copy, process.execPath, [
