@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnection } from 'mysql2/promise';
 import { Connection } from 'rabbitmq-client';
+import { createScratchDatabase } from '../scripts/scratch-database';
 import { generateRequirements, generateTransactions, type DatasetSize } from './dataset';
 import { BENCH_EVENTS, benchDataTransfer, TRANSFER_SIZE, transferTable } from './data-transfer';
 import { benchEventFeed, feedTable } from './event-feed';
@@ -827,12 +828,8 @@ async function benchMariadb(
   serverUrl: string,
   files: { requirements: string; transactions: string },
 ): Promise<void> {
-  const name = `property_sales_bench_${Date.now()}`;
-  const admin = await createConnection({ uri: serverUrl.replace(/^mariadb:/, 'mysql:') });
-  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const databaseUrl = url.toString();
+  const database = await createScratchDatabase(serverUrl, 'bench');
+  const databaseUrl = database.url;
   const mysqlUrl = databaseUrl.replace(/^mariadb:/, 'mysql:');
   try {
     await run(
@@ -890,8 +887,7 @@ async function benchMariadb(
     await benchEvents(databaseUrl, 'MariaDB', SIZE.transactions, updates);
     await benchReactor(databaseUrl, 'MariaDB', SIZE.transactions);
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
-    await admin.end();
+    await database.drop();
   }
 }
 

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { createConnection } from 'mysql2/promise';
+import { createScratchDatabase } from '../scripts/scratch-database';
 import { scripts } from '../package.json';
 import { generateRequirements, type DatasetSize, writeTransactionsFile } from './dataset';
 import { referenceBulkLoad } from './reference-bulk-load';
@@ -90,28 +90,6 @@ function measureOf(operation: string, database: string, summary: string): Transf
   };
 }
 
-/** A fresh MariaDB database on the server, named for `purpose`, dropped by the returned function. */
-export async function freshMariadb(
-  serverUrl: string,
-  purpose = 'transfer',
-): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `property_sales_${purpose}_${Date.now()}`;
-  const adminUri = serverUrl.replace(/^mariadb:/, 'mysql:');
-  const admin = await createConnection({ uri: adminUri });
-  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const connection = await createConnection({ uri: adminUri });
-      await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await connection.end();
-    },
-  };
-}
-
 /**
  * Imports the data set into an empty database and exports it again, on SQLite and, when a server is
  * named, on MariaDB.
@@ -145,7 +123,10 @@ export async function benchDataTransfer(
     },
   ];
   if (mariadbServerUrl)
-    databases.push({ name: 'MariaDB', create: () => freshMariadb(mariadbServerUrl) });
+    databases.push({
+      name: 'MariaDB',
+      create: () => createScratchDatabase(mariadbServerUrl, 'transfer'),
+    });
   const measures: TransferMeasure[] = [];
   for (const database of databases) {
     const target = await database.create();
@@ -171,7 +152,7 @@ export async function benchDataTransfer(
   }
   if (!mariadbServerUrl) return { measures };
   // The reference: a fresh database, migrated and holding the catalogue (loaded by the import).
-  const target = await freshMariadb(mariadbServerUrl);
+  const target = await createScratchDatabase(mariadbServerUrl, 'transfer');
   try {
     await runCommand(
       IMPORT,

@@ -9,7 +9,7 @@ import { dataSourceOptions } from '../src/database/data-source-options';
 import { withServerDialect } from '../src/database/server-dialect';
 import { cloudEventJson } from '../src/events/cloud-event';
 import { AGENTS_CHANGED } from '../src/transaction';
-import { freshMariadb } from './data-transfer';
+import { createScratchDatabase } from '../scripts/scratch-database';
 import { children, startService, stopService } from './service';
 
 /**
@@ -160,7 +160,7 @@ export async function benchEventFeed(
 ): Promise<FeedMeasure[]> {
   const measures = await benchDatabase('SQLite', `sqlite:${join(directory, 'feed.sqlite')}`);
   if (!mariadbServerUrl) return measures;
-  const target = await freshMariadb(mariadbServerUrl, 'feed');
+  const target = await createScratchDatabase(mariadbServerUrl, 'feed');
   try {
     return [...measures, ...(await benchDatabase('MariaDB', target.url))];
   } finally {

@@ -1,12 +1,19 @@
+import { DATA_IMPORTED } from '../src/data-import';
+import { AGENTS_CHANGED } from '../src/transaction';
+import { type DoorEvent } from './doors';
 import {
   addImport,
   addToArray,
   GeneratorError,
   moduleNames,
+  parseCommand,
   registerEntities,
   registerMigration,
   registerModule,
+  resolveReactions,
 } from './generate-module';
+import { DEFAULT_OPTIONS, moduleFiles, type ModuleOptions } from './module-template/module-files';
+import { stimulusOf } from './module-template/stimuli';
 
 describe('generate:module', () => {
   it('spells a PascalCase name for files, tables, constants and scopes', () => {
@@ -16,6 +23,7 @@ describe('generate:module', () => {
       kebab: 'commission',
       snake: 'commission',
       constant: 'COMMISSION',
+      pluralPascal: 'Commissions',
       pluralCamel: 'commissions',
       pluralKebab: 'commissions',
       pluralConstant: 'COMMISSIONS',
@@ -27,6 +35,7 @@ describe('generate:module', () => {
       kebab: 'sales-target',
       snake: 'sales_target',
       pluralKebab: 'sales-targets',
+      pluralPascal: 'SalesTargets',
       pluralCamel: 'salesTargets',
     });
     expect(moduleNames('PropertyAddress').pluralKebab).toBe('property-addresses');
@@ -103,5 +112,179 @@ export class AppModule {
     );
     expect(() => addImport("import { A } from './a';\n", 'A', './a')).toThrow(/already/);
     expect(() => registerMigration('export const X = [];\n', 'AddCommission')).toThrow(/timestamp/);
+  });
+
+  it('reads its options, each defaulted, and --reacts-to as often as given', () => {
+    expect(parseCommand(['Commission'])).toEqual({
+      name: 'Commission',
+      options: { list: false, update: undefined, key: 'int' },
+      reactsTo: [],
+    });
+    expect(
+      parseCommand([
+        '--list',
+        'Commission',
+        '--update',
+        'put',
+        '--key=text',
+        '--reacts-to',
+        'transaction.agents-changed',
+        '--reacts-to',
+        'data.imported',
+      ]),
+    ).toEqual({
+      name: 'Commission',
+      options: { list: true, update: 'put', key: 'text' },
+      reactsTo: ['transaction.agents-changed', 'data.imported'],
+    });
+  });
+
+  it.each([
+    [[], /Usage/],
+    [['A1', 'B1'], /Usage/],
+    [['Commission', '--update', 'patch'], /--update takes put or post, not "patch"/],
+    [['Commission', '--key', 'uuid'], /--key takes int or text, not "uuid"/],
+    [['Commission', '--paged'], /Unknown option '--paged'[\s\S]*Usage/],
+    [['Commission', '--reacts-to', 'a.b', '--reacts-to', 'a.b'], /--reacts-to a.b is given twice/],
+  ])('refuses the arguments %j, saying why', (args, message) => {
+    expect(() => parseCommand(args)).toThrow(GeneratorError);
+    expect(() => parseCommand(args)).toThrow(message);
+  });
+
+  const DOOR_EVENTS: DoorEvent[] = [
+    {
+      folder: 'transaction',
+      constant: 'AGENTS_CHANGED',
+      event: AGENTS_CHANGED,
+      payload: 'AgentsChangedDto',
+    },
+    { folder: 'data-import', constant: 'DATA_IMPORTED', event: DATA_IMPORTED },
+  ];
+
+  it('finds an event by its routing key or CloudEvents type, with its door and payload', () => {
+    const expected = {
+      folder: 'transaction',
+      constant: 'AGENTS_CHANGED',
+      payload: 'AgentsChangedDto',
+      routingKey: 'transaction.agents-changed',
+    };
+    expect(resolveReactions(['transaction.agents-changed'], DOOR_EVENTS)).toEqual([expected]);
+    expect(resolveReactions(['property-sales.transaction.agents-changed'], DOOR_EVENTS)).toEqual([
+      expected,
+    ]);
+  });
+
+  it('refuses an event no door exports, naming those they do, and one whose payload its door keeps', () => {
+    expect(() => resolveReactions(['transaction.deleted'], DOOR_EVENTS)).toThrow(
+      "No module's door exports an event transaction.deleted. The doors export: " +
+        'transaction.agents-changed (src/transaction), data.imported (src/data-import).',
+    );
+    expect(() => resolveReactions(['data.imported'], DOOR_EVENTS)).toThrow(
+      'src/data-import/index.ts exports DATA_IMPORTED but not its payload class DataImportedDto',
+    );
+    // Another door's DATA_IMPORTED under the name the transaction door gives its own event.
+    const twice: DoorEvent[] = [
+      { folder: 'other', constant: 'AGENTS_CHANGED', event: DATA_IMPORTED, payload: 'X' },
+      ...DOOR_EVENTS,
+    ];
+    expect(() => resolveReactions(['transaction.agents-changed', 'data.imported'], twice)).toThrow(
+      /exported as AGENTS_CHANGED/,
+    );
+  });
+
+  /** The generated files of a module, by path. */
+  const filesOf = (options: Partial<ModuleOptions>) =>
+    new Map(
+      moduleFiles(moduleNames('SalesTarget'), { ...DEFAULT_OPTIONS, ...options }).map((file) => [
+        file.path,
+        file.text,
+      ]),
+    );
+
+  it('writes the files each option needs, and no other', () => {
+    const base = [
+      'src/sales-target/index.ts',
+      'src/sales-target/sales-target.module.ts',
+      'src/sales-target/sales-target.controller.ts',
+      'src/sales-target/sales-target.service.ts',
+      'src/sales-target/sales-target.errors.ts',
+      'src/sales-target/sales-target.events.ts',
+      'src/sales-target/dto/sales-target.dto.ts',
+      'src/sales-target/entities/sales-target.entity.ts',
+      'src/sales-target/entities/index.ts',
+      'test/sales-target.e2e-spec.ts',
+    ];
+    expect([...filesOf({}).keys()].sort()).toEqual([...base].sort());
+    const reactsTo = [
+      {
+        folder: 'transaction',
+        constant: 'AGENTS_CHANGED',
+        payload: 'AgentsChangedDto',
+        routingKey: 'transaction.agents-changed',
+      },
+    ];
+    expect([...filesOf({ list: true, reactsTo }).keys()].sort()).toEqual(
+      [
+        ...base,
+        'src/sales-target/dto/list-sales-targets.query.ts',
+        'src/sales-target/sales-target.reactions.ts',
+      ].sort(),
+    );
+  });
+
+  it('declares the events it publishes on the module, for the AsyncAPI document and the module map', () => {
+    const published = (options: Partial<ModuleOptions>) =>
+      /@Publishes\(([^)]*)\)/.exec(
+        filesOf(options).get('src/sales-target/sales-target.module.ts')!,
+      )![1];
+    expect(published({})).toBe('SALES_TARGET_CREATED');
+    expect(
+      published({
+        update: 'post',
+        reactsTo: [
+          {
+            folder: 'data-import',
+            constant: 'DATA_IMPORTED',
+            payload: 'DataImportedDto',
+            routingKey: 'data.imported',
+          },
+        ],
+      }),
+    ).toBe('SALES_TARGET_CREATED, SALES_TARGET_UPDATED, SALES_TARGET_REACTED');
+  });
+
+  it('routes the update as asked: PUT with the key in the path, or POST with the key in the body', () => {
+    const controller = (options: Partial<ModuleOptions>) =>
+      filesOf(options).get('src/sales-target/sales-target.controller.ts')!;
+    expect(controller({ update: 'put' })).toContain(
+      "@Put('UpdateSalesTarget/:sales_target_id')\n  @HttpCode(204)",
+    );
+    expect(controller({ update: 'post', key: 'text' })).toContain(
+      "@Post('UpdateSalesTarget')\n  @HttpCode(204)",
+    );
+    expect(controller({ key: 'text' })).toContain("@Get('GetSalesTarget/:sales_target_code')");
+    expect(controller({})).not.toContain('UpdateSalesTarget');
+  });
+
+  it("stimulates the service's events through their modules, and any other as its module would publish it", () => {
+    const reacted = (routingKey: string) => ({
+      folder: 'x',
+      constant: 'X_HAPPENED',
+      payload: 'XDto',
+      routingKey,
+    });
+    expect(stimulusOf(reacted('transaction.agents-changed')).stimulated).toContain(
+      "post('/api/Transaction/UpdateAgents')",
+    );
+    expect(stimulusOf(reacted('transaction.agents-changed')).scopes).toEqual([
+      'transactions:write',
+    ]);
+    expect(stimulusOf(reacted('data.imported')).stimulated).toContain('context.running.seed(');
+    expect(stimulusOf(reacted('x.happened')).stimulated).toBe(
+      'new Scenario(() => context.running.app).publish(X_HAPPENED)',
+    );
+    // Every event the service's modules publish is stimulated through its module.
+    for (const { routingKey } of [AGENTS_CHANGED, DATA_IMPORTED])
+      expect(stimulusOf(reacted(routingKey)).stimulated).not.toContain('.publish(');
   });
 });

@@ -1,17 +1,41 @@
-import { randomBytes } from 'node:crypto';
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { createConnection } from 'mysql2/promise';
+import { parseArgs } from 'node:util';
 import { format, resolveConfig } from 'prettier';
-import { type GeneratedFile, moduleFiles, type ModuleNames } from './module-template/module-files';
+import { type DoorEvent, doorEvents, featureFolders, loadDoors } from './doors';
+import {
+  type GeneratedFile,
+  moduleFiles,
+  type ModuleNames,
+  type ModuleOptions,
+  type ReactedEvent,
+} from './module-template/module-files';
+import {
+  createScratchDatabase,
+  SCRATCH_PREFIX_VARIABLE,
+  type ScratchDatabase,
+  scratchServerUrl,
+  SERVER_VARIABLE,
+} from './scratch-database';
 
 /** A refusal or failure the generator explains in one message, without a stack. */
 export class GeneratorError extends Error {}
 
-const USAGE = 'Usage: npm run generate:module -- <Name in PascalCase, e.g. Commission>';
+/** The page `npm run modules` writes: the modules, their doors and their events. */
+const MODULE_MAP = join('docs', 'modules.md');
+
+const USAGE = `Usage: npm run generate:module -- <Name> [options]
+  <Name>                  the module's name in PascalCase, e.g. Commission
+  --list                  a list route, List<Names>: keyset pages in key order
+  --update put|post       an update route answering 204: PUT Update<Name>/{key}, or POST Update<Name>
+                          with the key in the body
+  --key int|text          its key: an int id (<name>_id, the default) or a text code (<name>_code)
+  --reacts-to <event>     a handler of another module's event after it commits, with its event-driven
+                          test: the event's routing key (transaction.agents-changed) or CloudEvents
+                          type; give it again for another event`;
 
 /** Words a name may not become, as a variable or a member the generated code declares. */
 const RESERVED = new Set(
@@ -46,16 +70,16 @@ export function moduleNames(name: string): ModuleNames {
     );
   const words = name.match(/[A-Z][a-z0-9]+/g)!.map((word) => word.toLowerCase());
   const plural = [...words.slice(0, -1), pluralOf(words.at(-1)!)];
+  const capital = (word: string) => word[0].toUpperCase() + word.slice(1);
   const camel = (parts: string[]) =>
-    parts
-      .map((word, index) => (index === 0 ? word : word[0].toUpperCase() + word.slice(1)))
-      .join('');
+    parts.map((word, index) => (index === 0 ? word : capital(word))).join('');
   const names: ModuleNames = {
     pascal: name,
     camel: camel(words),
     kebab: words.join('-'),
     snake: words.join('_'),
     constant: words.join('_').toUpperCase(),
+    pluralPascal: plural.map(capital).join(''),
     pluralCamel: camel(plural),
     pluralKebab: plural.join('-'),
     pluralConstant: plural.join('_').toUpperCase(),
@@ -68,6 +92,81 @@ export function moduleNames(name: string): ModuleNames {
         `"${name}" would declare ${identifier}, a reserved word: choose another.`,
       );
   return names;
+}
+
+/** The command line: the name, and the options besides, with `--reacts-to` as given. */
+export interface Command {
+  readonly name: string;
+  readonly options: Omit<ModuleOptions, 'reactsTo'>;
+  /** Routing keys or CloudEvents types, resolved against the doors once they are loaded. */
+  readonly reactsTo: readonly string[];
+}
+
+/** Reads the arguments after `npm run generate:module --`. */
+export function parseCommand(args: readonly string[]): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        list: { type: 'boolean', default: false },
+        update: { type: 'string' },
+        key: { type: 'string', default: 'int' },
+        'reacts-to': { type: 'string', multiple: true, default: [] },
+      },
+    });
+  } catch (error) {
+    throw new GeneratorError(`${(error as Error).message}\n${USAGE}`);
+  }
+  const { positionals, values } = parsed;
+  if (positionals.length !== 1) throw new GeneratorError(USAGE);
+  const { update, key, list } = values;
+  if (update !== undefined && update !== 'put' && update !== 'post')
+    throw new GeneratorError(`--update takes put or post, not "${update}".\n${USAGE}`);
+  if (key !== 'int' && key !== 'text')
+    throw new GeneratorError(`--key takes int or text, not "${key}".\n${USAGE}`);
+  const reactsTo = values['reacts-to'];
+  const repeated = reactsTo.find((event, index) => reactsTo.indexOf(event) !== index);
+  if (repeated) throw new GeneratorError(`--reacts-to ${repeated} is given twice.`);
+  return { name: positionals[0], options: { list, update, key }, reactsTo };
+}
+
+/**
+ * The events named by `--reacts-to` (routing key or CloudEvents type), as the doors export them;
+ * refuses one no door exports, or whose door does not export its payload class (the record a handler
+ * receives is part of the door, as the event is).
+ */
+export function resolveReactions(
+  given: readonly string[],
+  exported: readonly DoorEvent[],
+): ReactedEvent[] {
+  const reactions = given.map((name) => {
+    const found = exported.find(({ event }) => event.routingKey === name || event.type === name);
+    if (!found)
+      throw new GeneratorError(
+        `No module's door exports an event ${name}. The doors export: ` +
+          `${exported.map(({ event, folder }) => `${event.routingKey} (src/${folder})`).join(', ') || 'none'}.`,
+      );
+    if (!found.payload)
+      throw new GeneratorError(
+        `src/${found.folder}/index.ts exports ${found.constant} but not its payload class ` +
+          `${found.event.payload.name}: export it beside the event, as a door exports what its events carry.`,
+      );
+    return {
+      folder: found.folder,
+      constant: found.constant,
+      payload: found.payload,
+      routingKey: found.event.routingKey,
+    };
+  });
+  const constants = reactions.map(({ constant }) => constant);
+  const clash = constants.find((constant, index) => constants.indexOf(constant) !== index);
+  if (clash)
+    throw new GeneratorError(
+      `Two of the events are exported as ${clash}: their handlers would have one name.`,
+    );
+  return reactions;
 }
 
 /** An import statement and where it sits in a source. */
@@ -162,7 +261,7 @@ export function registerMigration(source: string, file: string): string {
 // Running it
 
 /** What the generator changed, so that a failure can put everything back. */
-class Changes {
+export class Changes {
   private readonly created: string[] = [];
   /** Folders it made, the outermost of each path. */
   private readonly folders: string[] = [];
@@ -184,6 +283,12 @@ class Changes {
     const source = await readFile(path, 'utf8');
     if (!this.originals.has(path)) this.originals.set(path, source);
     await writeFile(path, await formatted(path, edit(source)));
+  }
+
+  /** Records a file of the repository something else rewrites, to be put back on failure. */
+  async keep(file: string): Promise<void> {
+    const path = join(this.root, file);
+    if (!this.originals.has(path)) this.originals.set(path, await readFile(path, 'utf8'));
   }
 
   /** Records a file something else wrote, to be removed on failure. */
@@ -238,6 +343,9 @@ async function refuseTaken(root: string, names: ModuleNames): Promise<void> {
     [`declareScope('${names.pluralKebab}:`, `the scopes ${names.pluralKebab}:*`],
     [`operationId: 'Get${names.pascal}'`, `an operation Get${names.pascal}`],
     [`operationId: 'Create${names.pascal}'`, `an operation Create${names.pascal}`],
+    [`operationId: 'Update${names.pascal}'`, `an operation Update${names.pascal}`],
+    [`operationId: 'List${names.pluralPascal}'`, `an operation List${names.pluralPascal}`],
+    [`routingKey: '${names.kebab}.`, `events ${names.kebab}.*`],
     [`@Controller('${names.pascal}')`, `a route prefix ${names.pascal}`],
     [`-Add${names.pascal}'`, `a migration Add${names.pascal}`],
   ] as const;
@@ -262,45 +370,19 @@ async function readSources(root: string, folder: string): Promise<Array<[string,
 }
 
 /** A MariaDB database to generate the MySQL migration against, made on the test server and dropped. */
-async function scratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const server = new URL(process.env.TEST_DATABASE_URL ?? 'mariadb://root@127.0.0.1:3306/test');
-  const name = `ps_generate_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = async () => {
-    const adminUrl = new URL(server);
-    adminUrl.protocol = 'mysql:';
-    adminUrl.pathname = '/';
-    return createConnection({ uri: adminUrl.toString(), connectTimeout: 5000 });
-  };
+export async function scratchDatabase(): Promise<ScratchDatabase> {
+  const server = scratchServerUrl();
   try {
-    const connection = await admin();
-    try {
-      await connection.query(
-        `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
-      );
-    } finally {
-      await connection.end();
-    }
+    return await createScratchDatabase(server, 'generate');
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new GeneratorError(
-      `Cannot create a scratch database on the MariaDB at ${server.host} (${reason}). The MySQL ` +
-        'migration is generated against one: start MariaDB, or set TEST_DATABASE_URL to a server ' +
-        'where this user may create and drop databases (mariadb://user:password@host:port/any).',
+      `Cannot create a scratch database on the MariaDB at ${new URL(server).host} (${reason}). The ` +
+        `MySQL migration is generated against one: start MariaDB, or set ${SERVER_VARIABLE} to a ` +
+        'server where this user may create and drop databases (mariadb://user:password@host:port/any); ' +
+        `its name starts with ${SCRATCH_PREFIX_VARIABLE}.`,
     );
   }
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const connection = await admin();
-      try {
-        await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      } finally {
-        await connection.end();
-      }
-    },
-  };
 }
 
 /** Generates the migration of one database kind with `npm run migration:generate:*`'s script. */
@@ -336,24 +418,65 @@ async function generateMigration(
 }
 
 /**
- * `npm run generate:module -- <Name>`: writes src/<name>/ (module, controller, service, errors, DTO,
- * entity) and test/<name>.e2e-spec.ts, registers the module in src/app.module.ts and
+ * Generates both migrations named `name` (SQLite on a throw-away file, MySQL on `database`, the
+ * committed migrations applied first) from the compiled entities, and lists each in its folder's
+ * index.ts; `changes` records every file, for a failure to put back.
+ */
+export async function generateMigrations(
+  root: string,
+  changes: Changes,
+  name: string,
+  database: ScratchDatabase,
+): Promise<void> {
+  const sqliteFolder = await mkdtemp(join(tmpdir(), 'generate-migration-'));
+  try {
+    await generateMigration(root, changes, 'sqlite', name, {
+      DATABASE_URL: `sqlite:${join(sqliteFolder, 'generate.sqlite')}`,
+    });
+    await generateMigration(root, changes, 'mysql', name, {
+      DATABASE_URL: database.url,
+      MIGRATIONS_RUN: 'true',
+    });
+  } finally {
+    await rm(sqliteFolder, { recursive: true, force: true });
+  }
+}
+
+/** Runs a command's `main`: a GeneratorError is its message alone, anything else with its stack. */
+export function runCommand(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    process.stderr.write(
+      `${error instanceof GeneratorError ? error.message : error instanceof Error ? error.stack : String(error)}\n`,
+    );
+    process.exit(1);
+  });
+}
+
+/**
+ * `npm run generate:module -- <Name> [options]`: writes src/<name>/ (module, controller, service,
+ * errors, events, DTO, entity, and with the options a list query and handlers of other modules'
+ * events) and test/<name>.e2e-spec.ts, registers the module in src/app.module.ts and
  * src/app.entities.ts, generates its SQLite and MySQL migrations (on a throw-away SQLite file and a
- * scratch MariaDB database it creates and drops) and lists them, and rewrites openapi.json. On any
- * failure it puts back everything it changed.
+ * scratch MariaDB database it creates and drops) and lists them, and rewrites openapi.json,
+ * asyncapi.json and the module map (docs/modules.md). On any failure it puts back everything it
+ * changed.
  */
 async function main(): Promise<void> {
   const root = resolve(__dirname, '..', '..');
-  const args = process.argv.slice(2);
-  if (args.length !== 1) throw new GeneratorError(USAGE);
-  const names = moduleNames(args[0]);
+  const command = parseCommand(process.argv.slice(2));
+  const names = moduleNames(command.name);
   await refuseTaken(root, names);
+  // The doors as compiled by the build `npm run generate:module` starts with.
+  const doors = loadDoors(resolve(__dirname, '..', 'src'), featureFolders(root));
+  const options: ModuleOptions = {
+    ...command.options,
+    reactsTo: resolveReactions(command.reactsTo, doorEvents(doors)),
+  };
 
   const database = await scratchDatabase();
-  const sqliteFolder = await mkdtemp(join(tmpdir(), 'generate-module-'));
   const changes = new Changes(root);
   try {
-    for (const file of moduleFiles(names)) {
+    for (const file of moduleFiles(names, options)) {
       await changes.create(file);
       process.stdout.write(`Wrote ${file.path}\n`);
     }
@@ -365,38 +488,37 @@ async function main(): Promise<void> {
       require.resolve('@nestjs/cli/bin/nest.js'),
       'build',
     ]);
-    const migration = `Add${names.pascal}`;
-    await generateMigration(root, changes, 'sqlite', migration, {
-      DATABASE_URL: `sqlite:${join(sqliteFolder, 'generate.sqlite')}`,
-    });
-    await generateMigration(root, changes, 'mysql', migration, {
-      DATABASE_URL: database.url,
-      MIGRATIONS_RUN: 'true',
-    });
+    await generateMigrations(root, changes, `Add${names.pascal}`, database);
+    // Builds again, with the migrations: the documents are written by the application as it starts.
+    for (const document of ['openapi.json', 'asyncapi.json', MODULE_MAP])
+      await changes.keep(document);
     run(root, 'npm run openapi', 'npm', ['run', '--silent', 'openapi'], {}, true);
+    run(root, 'Writing the module map', process.execPath, [
+      join('dist', 'scripts', 'write-module-map.js'),
+      MODULE_MAP,
+    ]);
   } catch (error) {
     await changes.undo();
     process.stderr.write('Put back every file it had written or changed.\n');
     throw error;
   } finally {
-    await rm(sqliteFolder, { recursive: true, force: true });
     await database.drop();
   }
 
+  const reads = [`Get${names.pascal}`, ...(options.list ? [`List${names.pluralPascal}`] : [])];
+  const writes = [`Create${names.pascal}`, ...(options.update ? [`Update${names.pascal}`] : [])];
   process.stdout.write(
     `\nThe ${names.pascal} module is written and registered. Next:\n` +
       `- read both Add${names.pascal} migrations: they are the table as the entity declares it;\n` +
-      `- add ${names.pluralKebab}:read (Get${names.pascal}) and ${names.pluralKebab}:write ` +
-      `(Create${names.pascal}) to the operations table of docs/security.md, Authorization, and tell the ` +
+      `- add ${names.pluralKebab}:read (${reads.join(', ')}) and ${names.pluralKebab}:write ` +
+      `(${writes.join(', ')}) to the operations table of docs/security.md, Authorization, and tell the ` +
       'operators which API keys (AUTH_API_KEYS) or identity-provider scopes should carry them;\n' +
+      (options.reactsTo.length > 0
+        ? `- write each reaction in src/${names.kebab}/${names.kebab}.reactions.ts, and what it publishes ` +
+          `in place of ${names.pascal}Reacted (docs/adding-a-module.md, section 6);\n`
+        : '') +
       `- run its suite: npm run test:e2e -- test/${names.kebab}.e2e-spec.ts\n`,
   );
 }
 
-if (require.main === module)
-  main().catch((error: unknown) => {
-    process.stderr.write(
-      `${error instanceof GeneratorError ? error.message : error instanceof Error ? error.stack : String(error)}\n`,
-    );
-    process.exit(1);
-  });
+if (require.main === module) runCommand(main);

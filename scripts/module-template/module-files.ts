@@ -1,8 +1,9 @@
 /**
- * What `npm run generate:module -- <Name>` writes: a module in the style of src/transaction and
- * docs/adding-a-module.md, as file paths (from the repository root) and their text. Prettier formats
- * each file after; the text here only has to be valid TypeScript.
+ * What `npm run generate:module -- <Name> [options]` writes: a module in the style of src/transaction
+ * and docs/adding-a-module.md, as file paths (from the repository root) and their text. Prettier
+ * formats each file after; the text here only has to be valid TypeScript.
  */
+import { stimulusOf } from './stimuli';
 
 /** The spellings of one module name, as its files, classes, tables, routes and scopes use them. */
 export interface ModuleNames {
@@ -16,6 +17,8 @@ export interface ModuleNames {
   readonly snake: string;
   /** UPPER_SNAKE_CASE: constants. */
   readonly constant: string;
+  /** The plural in PascalCase: the list operation (`ListCommissions`). */
+  readonly pluralPascal: string;
   /** The plural in camelCase: the controller's service member. */
   readonly pluralCamel: string;
   /** The plural in kebab-case: the scopes' prefix (`commissions:read`). */
@@ -28,38 +31,247 @@ export interface ModuleNames {
   readonly words: string;
 }
 
+/** Another module's event the new module reacts to, as that module's door exports it. */
+export interface ReactedEvent {
+  /** The folder of the door: `transaction`, imported as `../transaction`. */
+  readonly folder: string;
+  /** The constant the door exports it as: `AGENTS_CHANGED`. */
+  readonly constant: string;
+  /** The class of its data, exported by the same door: `AgentsChangedDto`. */
+  readonly payload: string;
+  /** Its routing key: `transaction.agents-changed`. */
+  readonly routingKey: string;
+}
+
+/** What the module has besides a read and a create. */
+export interface ModuleOptions {
+  /** The type of its key: an int id (`commission_id`) or a text code (`commission_code`). */
+  readonly key: 'int' | 'text';
+  /** A list route (`ListCommissions`): keyset pages in key order. */
+  readonly list: boolean;
+  /** An update route answering 204: PUT with the key in the path, or POST with the key in the body. */
+  readonly update?: 'put' | 'post';
+  /** The other modules' events it handles after they commit, each with its event-driven test. */
+  readonly reactsTo: readonly ReactedEvent[];
+}
+
+export const DEFAULT_OPTIONS: ModuleOptions = { key: 'int', list: false, reactsTo: [] };
+
 /** One file to write: its path from the repository root and its text. */
 export interface GeneratedFile {
   readonly path: string;
   readonly text: string;
 }
 
-/** The members of the generated record: its key, a name and an amount. */
-function members(names: ModuleNames) {
+/** The most records a list page holds, and the size of a page the caller does not size. */
+const PAGE = { max: 500, default: 100 };
+
+/** The key, as each file spells it and its values. */
+interface Key {
+  /** The member and column: `commission_id`, `commission_code`. */
+  readonly name: string;
+  /** Its TypeScript type. */
+  readonly type: 'number' | 'string';
+  /** Its wire field declaration (without the member). */
+  readonly field: string;
+  /** Its column declaration (without the member). */
+  readonly column: string;
+  /** A key value as a TypeScript literal: the example's is `literal(7)`. */
+  readonly literal: (n: number) => string;
+  /** A key value as it appears in a path. */
+  readonly text: (n: number) => string;
+}
+
+function keyOf(names: ModuleNames, options: ModuleOptions): Key {
+  if (options.key === 'text')
+    return {
+      name: `${names.snake}_code`,
+      type: 'string',
+      // Capitals, digits and inner hyphens: safe in a path, and ordered and compared alike by both
+      // databases (MariaDB's collation ignores case and trailing spaces; SQLite's does not).
+      field: `@TextField({ required: true, maxLength: 64, pattern: ${names.constant}_CODE })`,
+      column: `@PrimaryColumn({ type: 'varchar', length: 64 })`,
+      literal: (n) => `'EX-${n}'`,
+      text: (n) => `EX-${n}`,
+    };
   return {
-    id: `${names.snake}_id`,
-    example: { id: 7, name: `Example ${names.words}`, amount: 1250.5 },
+    name: `${names.snake}_id`,
+    type: 'number',
+    field: '@IntField({ required: true, min: 1 })',
+    column: `@PrimaryColumn({ type: 'int' })`,
+    literal: (n) => String(n),
+    text: (n) => String(n),
   };
 }
 
-function dto(names: ModuleNames): string {
-  const { id } = members(names);
-  return `import { DecimalField, IntField, TextField, WireRecord } from '../../wire';
+/** The example record: its key, a name and an amount. */
+const EXAMPLE = { key: 7, amount: 1250.5 };
+const exampleName = (names: ModuleNames) => `Example ${names.words}`;
+
+/** The example record as a TypeScript object literal. */
+function exampleLiteral(names: ModuleNames, key: Key): string {
+  return `{ ${key.name}: ${key.literal(EXAMPLE.key)}, name: '${exampleName(names)}', amount: ${EXAMPLE.amount} }`;
+}
+
+/** `agentsChanged` for AGENTS_CHANGED: a handler's method name. */
+function methodOf(event: ReactedEvent): string {
+  return event.constant
+    .toLowerCase()
+    .replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** `AgentsChanged` for AGENTS_CHANGED: in test names. */
+function titleOf(event: ReactedEvent): string {
+  const method = methodOf(event);
+  return method.charAt(0).toUpperCase() + method.slice(1);
+}
+
+function dto(names: ModuleNames, options: ModuleOptions): string {
+  const key = keyOf(names, options);
+  const wire = [
+    'DecimalField',
+    ...(options.key === 'int' ? ['IntField'] : []),
+    'TextField',
+    'WireRecord',
+  ];
+  const codePattern =
+    options.key === 'text'
+      ? `\n/** What a ${names.words} code may hold. */\nexport const ${names.constant}_CODE = /^[A-Z0-9]+(?:-[A-Z0-9]+)*$/;\n`
+      : '';
+  const members = `@TextField({ required: true, maxLength: 200 }) name?: string | null;
+  @DecimalField({ exactMin: 0, precision: 15, scale: 2 }) amount?: number | null;`;
+  if (options.update === 'put')
+    return `import { ${wire.join(', ')} } from '../../wire';
+${codePattern}
+/** What Update${names.pascal} replaces: every member of a ${names.words} but its key, which the path names. */
+@WireRecord({ name: '${names.pascal}', schemaName: '${names.pascal}Changes' })
+export class ${names.pascal}ChangesDto {
+  ${members}
+}
 
 /** One ${names.words}, as clients read and create it. */
 @WireRecord({ name: '${names.pascal}' })
+export class ${names.pascal}Dto extends ${names.pascal}ChangesDto {
+  ${key.field} ${key.name}?: ${key.type} | null;
+}
+`;
+  return `import { ${wire.join(', ')} } from '../../wire';
+${codePattern}
+/** One ${names.words}, as clients read and create it. */
+@WireRecord({ name: '${names.pascal}' })
 export class ${names.pascal}Dto {
-  @IntField({ required: true, min: 1 }) ${id}?: number | null;
-  @TextField({ required: true, maxLength: 200 }) name?: string | null;
-  @DecimalField({ exactMin: 0 }) amount?: number | null;
+  ${key.field} ${key.name}?: ${key.type} | null;
+  ${members}
 }
 `;
 }
 
-function events(names: ModuleNames): string {
-  const { id, example } = members(names);
+function listQuery(names: ModuleNames, options: ModuleOptions): string {
+  const key = keyOf(names, options);
+  const after =
+    key.type === 'number'
+      ? `@ApiPropertyOptional({
+    description: 'The page starts after this ${key.name}: the last of the previous page. Absent for the first page.',
+    type: 'integer',
+    format: 'int32',
+  })
+  @IsOptional()
+  @IsInt()
+  after?: number;`
+      : `@ApiPropertyOptional({
+    description: 'The page starts after this ${key.name}: the last of the previous page. Absent for the first page.',
+    maxLength: 64,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  after?: string;`;
+  const validators = [
+    'IsInt',
+    'IsOptional',
+    ...(key.type === 'string' ? ['IsString'] : []),
+    'Max',
+    ...(key.type === 'string' ? ['MaxLength'] : []),
+    'Min',
+  ];
+  return `import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ${validators.join(', ')} } from 'class-validator';
+
+/** The most ${names.pluralWords} a page holds, and the size of a page the caller does not size. */
+export const PAGE_LIMIT = { max: ${PAGE.max}, default: ${PAGE.default} } as const;
+
+/** List${names.pluralPascal}' query string: a plain NestJS query DTO (the wire layer validates it as Nest's ValidationPipe does). */
+export class List${names.pluralPascal}Query {
+  ${after}
+
+  @ApiPropertyOptional({
+    description: \`${capitalized(names.pluralWords)} a page holds, at most \${PAGE_LIMIT.max}.\`,
+    minimum: 1,
+    maximum: PAGE_LIMIT.max,
+    default: PAGE_LIMIT.default,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(PAGE_LIMIT.max)
+  limit?: number;
+}
+`;
+}
+
+function events(names: ModuleNames, options: ModuleOptions): string {
+  const key = keyOf(names, options);
+  const example = exampleLiteral(names, key);
+  const subject = `'${key.text(EXAMPLE.key)}'`;
+  const wire =
+    options.reactsTo.length > 0 ? `import { TextField, WireRecord } from '../wire';\n` : '';
+  const updated = options.update
+    ? `
+/** A ${names.words} was updated: the whole record as it stands after the change, not a delta. */
+export const ${names.constant}_UPDATED = declareIntegrationEvent({
+  type: 'property-sales.${names.kebab}.updated',
+  routingKey: '${names.kebab}.updated',
+  payload: ${names.pascal}Dto,
+  summary: 'A ${names.words} was updated.',
+  description: 'The ${names.words} as Update${names.pascal} stored it, every member, once it committed.',
+  subject: 'The ${key.name}, as text.',
+  example: ${example},
+  exampleSubject: ${subject},
+});
+`
+    : '';
+  const reacted =
+    options.reactsTo.length > 0
+      ? `
+/** What the ${names.words} module did about another module's event. */
+@WireRecord({ name: '${names.pascal}Reacted' })
+export class ${names.pascal}ReactedDto {
+  /** The CloudEvents id of the event it reacted to. */
+  @TextField() event_id?: string | null;
+  /** Its CloudEvents type. */
+  @TextField() event_type?: string | null;
+  /** Its subject, when it has one. */
+  @TextField() subject?: string | null;
+}
+
+/**
+ * Published by ${names.pascal}Reactions in the step that handled another module's event. Replace its
+ * data with what the reaction changed, whole (the state after it, not a delta), as the other events do.
+ */
+export const ${names.constant}_REACTED = declareIntegrationEvent({
+  type: 'property-sales.${names.kebab}.reacted',
+  routingKey: '${names.kebab}.reacted',
+  payload: ${names.pascal}ReactedDto,
+  summary: 'The ${names.words} module reacted to an event.',
+  description: 'The event it handled, once the step that handled it committed.',
+  subject: "The subject of the event it reacted to.",
+  example: { event_id: '0b7e8a52-4c1f-4e0a-9d5b-3f6a2c1e9d47', event_type: 'property-sales.transaction.agents-changed', subject: '1001' },
+  exampleSubject: '1001',
+});
+`
+      : '';
   return `import { declareIntegrationEvent } from '../events/integration-event';
-import { ${names.pascal}Dto } from './dto/${names.kebab}.dto';
+${wire}import { ${names.pascal}Dto } from './dto/${names.kebab}.dto';
 
 /** A ${names.words} was created: published by the unit of work that stored it, once it committed. */
 export const ${names.constant}_CREATED = declareIntegrationEvent({
@@ -67,16 +279,25 @@ export const ${names.constant}_CREATED = declareIntegrationEvent({
   routingKey: '${names.kebab}.created',
   payload: ${names.pascal}Dto,
   summary: 'A ${names.words} was created.',
-  description: 'The ${names.words} as Create${names.pascal} stored it, once it committed.',
-  subject: 'The ${id}, as text.',
-  example: { ${id}: ${example.id}, name: '${example.name}', amount: ${example.amount} },
-  exampleSubject: '${example.id}',
+  description: 'The ${names.words} as Create${names.pascal} stored it, every member, once it committed.',
+  subject: 'The ${key.name}, as text.',
+  example: ${example},
+  exampleSubject: ${subject},
 });
-`;
+${updated}${reacted}`;
 }
 
-function entity(names: ModuleNames): string {
-  const { id } = members(names);
+/** The constants of the events the module publishes. */
+function publishedEvents(names: ModuleNames, options: ModuleOptions): string[] {
+  return [
+    `${names.constant}_CREATED`,
+    ...(options.update ? [`${names.constant}_UPDATED`] : []),
+    ...(options.reactsTo.length > 0 ? [`${names.constant}_REACTED`] : []),
+  ];
+}
+
+function entity(names: ModuleNames, options: ModuleOptions): string {
+  const key = keyOf(names, options);
   return `import { Entity, PrimaryColumn } from 'typeorm';
 import { WireColumns, type WireColumnsOf } from '../../database/wire-columns';
 import { ${names.pascal}Dto } from '../dto/${names.kebab}.dto';
@@ -85,11 +306,11 @@ import { ${names.pascal}Dto } from '../dto/${names.kebab}.dto';
 @Entity('${names.snake}')
 @WireColumns(${names.pascal}Dto)
 export class ${names.pascal}Entity {
-  @PrimaryColumn({ type: 'int' }) ${id}!: number;
+  ${key.column} ${key.name}!: ${key.type};
 }
 
 // The columns @WireColumns adds, typed for the compiler (declaration merging, allowed for entities).
-export interface ${names.pascal}Entity extends WireColumnsOf<${names.pascal}Dto, '${id}'> {}
+export interface ${names.pascal}Entity extends WireColumnsOf<${names.pascal}Dto, '${key.name}'> {}
 `;
 }
 
@@ -104,122 +325,284 @@ export const ${names.constant}_ENTITIES = [${names.pascal}Entity];
 }
 
 /** The module's door: what another module may import of it (the rule modules-through-their-door). */
-function door(names: ModuleNames): string {
+function door(names: ModuleNames, options: ModuleOptions): string {
+  const records = [
+    `${names.pascal}Dto`,
+    ...(options.update === 'put' ? [`${names.pascal}ChangesDto`] : []),
+  ];
+  const reacted = options.reactsTo.length > 0 ? [`${names.pascal}ReactedDto`] : [];
   return `/** The ${names.words} module's door: all that another module may use of it. */
 export { ${names.pascal}Module } from './${names.kebab}.module';
 
-// The event it publishes, and the record it and the routes carry.
-export { ${names.constant}_CREATED } from './${names.kebab}.events';
-export { ${names.pascal}Dto } from './dto/${names.kebab}.dto';
+// The events it publishes, and the records they and the routes carry.
+export { ${[...publishedEvents(names, options), ...reacted].join(', ')} } from './${names.kebab}.events';
+export { ${records.join(', ')} } from './dto/${names.kebab}.dto';
 
 // Its tables, for the data source (src/app.entities.ts).
 export { ${names.constant}_ENTITIES } from './entities';
 `;
 }
 
-function errors(names: ModuleNames): string {
-  const { id } = members(names);
-  return `import { DomainError } from '../common/domain-error';
-
-export class ${names.pascal}NotFoundError extends DomainError {
-  static readonly status = 404;
-  static readonly description = 'No such ${names.words}.';
-  static readonly example = new ${names.pascal}NotFoundError(7);
-  readonly code = '${names.snake}_not_found';
-  readonly title = '${names.pascal} not found';
-  constructor(id: number) {
-    super(\`No ${names.words} with ${id} \${id} exists.\`);
-  }
-}
-
-export class ${names.pascal}ExistsError extends DomainError {
-  static readonly status = 409;
-  static readonly description = 'A ${names.words} with this id exists already.';
-  static readonly example = new ${names.pascal}ExistsError(7);
-  readonly code = '${names.snake}_exists';
-  readonly title = '${names.pascal} exists';
-  constructor(id: number) {
-    super(\`A ${names.words} with ${id} \${id} exists already.\`);
+function errors(names: ModuleNames, options: ModuleOptions): string {
+  const key = keyOf(names, options);
+  const error = (
+    name: string,
+    status: number,
+    description: string,
+    code: string,
+    title: string,
+    message: string,
+  ) => `export class ${names.pascal}${name}Error extends DomainError {
+  static readonly status = ${status};
+  static readonly description = '${description}';
+  static readonly example = new ${names.pascal}${name}Error(${key.literal(EXAMPLE.key)});
+  readonly code = '${names.snake}_${code}';
+  readonly title = '${title}';
+  constructor(key: ${key.type}) {
+    super(\`${message}\`);
   }
 }
 `;
+  return `import { DomainError } from '../common/domain-error';
+
+${error('NotFound', 404, `No such ${names.words}.`, 'not_found', `${names.pascal} not found`, `No ${names.words} with ${key.name} \${key} exists.`)}
+${error('Exists', 409, `A ${names.words} with this key exists already.`, 'exists', `${names.pascal} exists`, `A ${names.words} with ${key.name} \${key} exists already.`)}`;
 }
 
-function service(names: ModuleNames): string {
-  const { id } = members(names);
-  const { pascal } = names;
+function service(names: ModuleNames, options: ModuleOptions): string {
+  const key = keyOf(names, options);
+  const { pascal, constant } = names;
+  const text = options.key === 'text';
+  const typeorm = options.list ? `import { MoreThan } from 'typeorm';\n` : '';
+  const wire = options.update ? `import { pickWireScalars } from '../wire';\n` : '';
+  const dtos = [`${pascal}Dto`, ...(options.update === 'put' ? [`${pascal}ChangesDto`] : [])];
+  const dtoImports = [...dtos, ...(text ? [`${constant}_CODE`] : [])];
+  const eventImports = [`${constant}_CREATED`, ...(options.update ? [`${constant}_UPDATED`] : [])];
+  const find = text
+    ? `  /**
+   * The ${names.words} with this code; ${pascal}NotFoundError when there is none. A code no
+   * ${names.words} may have is not looked up: MariaDB would match it ignoring case, SQLite would not.
+   */
+  async find(code: string): Promise<${pascal}Entity> {
+    const row = ${constant}_CODE.test(code)
+      ? await this.unitOfWork.read((manager) => manager.findOneBy(${pascal}Entity, { ${key.name}: code }))
+      : null;
+    if (!row) throw new ${pascal}NotFoundError(code);
+    return row;
+  }`
+    : `  /** The ${names.words} with this id; ${pascal}NotFoundError when there is none. */
+  async find(id: number): Promise<${pascal}Entity> {
+    const row = await this.unitOfWork.read((manager) =>
+      manager.findOneBy(${pascal}Entity, { ${key.name}: id }),
+    );
+    if (!row) throw new ${pascal}NotFoundError(id);
+    return row;
+  }`;
+  const list = options.list
+    ? `
+
+  /** Up to \`limit\` ${names.pluralWords} in ${key.name} order, after the key \`after\` when given. */
+  list(after: ${key.type} | undefined, limit: number): Promise<${pascal}Entity[]> {
+    return this.unitOfWork.read((manager) =>
+      manager.find(${pascal}Entity, {
+        where: after === undefined ? {} : { ${key.name}: MoreThan(after) },
+        order: { ${key.name}: 'ASC' },
+        take: limit,
+      }),
+    );
+  }`
+    : '';
+  const update = !options.update
+    ? ''
+    : `
+
+  /**
+   * Replaces every member of the ${names.words} with the record's (an absent one becomes null), and
+   * publishes ${constant}_UPDATED with the whole record in the same transaction; ${pascal}NotFoundError
+   * when there is none (nothing stored, nothing published).
+   */
+  ${
+    options.update === 'put'
+      ? `update(key: ${key.type}, changes: ${pascal}ChangesDto): Promise<void> {
+    const row = { ...pickWireScalars(${pascal}ChangesDto, changes), ${key.name}: key };`
+      : `update(record: ${pascal}Dto): Promise<void> {
+    // Validated: \`required\` guarantees the key by the time the DTO gets here.
+    const key = record.${key.name}!;
+    const row = { ...pickWireScalars(${pascal}Dto, record), ${key.name}: key };`
+  }
+    return this.unitOfWork.write(async (manager, publish) => {
+      if (!(await manager.existsBy(${pascal}Entity, { ${key.name}: key }))) throw new ${pascal}NotFoundError(key);
+      await manager.update(${pascal}Entity, { ${key.name}: key }, row);
+      publish({ type: ${constant}_UPDATED, subject: String(key), time: new Date(), data: row });
+    });
+  }`;
   return `import { Injectable } from '@nestjs/common';
-import { UnitOfWork } from '../database/unit-of-work';
-import { ${pascal}Dto } from './dto/${names.kebab}.dto';
+${typeorm}import { UnitOfWork } from '../database/unit-of-work';
+${wire}import { ${dtoImports.join(', ')} } from './dto/${names.kebab}.dto';
 import { ${pascal}Entity } from './entities';
 import { ${pascal}ExistsError, ${pascal}NotFoundError } from './${names.kebab}.errors';
-import { ${names.constant}_CREATED } from './${names.kebab}.events';
+import { ${eventImports.join(', ')} } from './${names.kebab}.events';
 
 /** Reads and stores ${names.pluralWords}, through the unit of work only. */
 @Injectable()
 export class ${pascal}Service {
   constructor(private readonly unitOfWork: UnitOfWork) {}
 
-  /** The ${names.words} with this id; ${pascal}NotFoundError when there is none. */
-  async find(id: number): Promise<${pascal}Entity> {
-    const row = await this.unitOfWork.read((manager) =>
-      manager.findOneBy(${pascal}Entity, { ${id}: id }),
-    );
-    if (!row) throw new ${pascal}NotFoundError(id);
-    return row;
-  }
+${find}${list}
 
   /**
-   * Stores a new ${names.words}, and its ${names.constant}_CREATED event in the same transaction;
-   * ${pascal}ExistsError when its id is taken (nothing stored, nothing published).
+   * Stores a new ${names.words}, and its ${constant}_CREATED event in the same transaction;
+   * ${pascal}ExistsError when its key is taken (nothing stored, nothing published).
    */
   create(record: ${pascal}Dto): Promise<void> {
     return this.unitOfWork.write(async (manager, publish) => {
       // Validated: \`required\` guarantees the key by the time the DTO gets here.
-      const id = record.${id}!;
-      if (await manager.existsBy(${pascal}Entity, { ${id}: id })) throw new ${pascal}ExistsError(id);
-      await manager.insert(${pascal}Entity, { ...record, ${id}: id });
-      publish({ type: ${names.constant}_CREATED, subject: String(id), time: new Date(), data: record });
+      const key = record.${key.name}!;
+      if (await manager.existsBy(${pascal}Entity, { ${key.name}: key })) throw new ${pascal}ExistsError(key);
+      await manager.insert(${pascal}Entity, { ...record, ${key.name}: key });
+      publish({ type: ${constant}_CREATED, subject: String(key), time: new Date(), data: record });
     });
-  }
+  }${update}
 }
 `;
 }
 
-function controller(names: ModuleNames): string {
-  const { id, example } = members(names);
-  const { pascal, constant, pluralConstant, pluralKebab } = names;
-  return `import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
-import { ApiOperation, ApiParam } from '@nestjs/swagger';
+function controller(names: ModuleNames, options: ModuleOptions): string {
+  const key = keyOf(names, options);
+  const { pascal, constant, pluralConstant, pluralKebab, pluralPascal } = names;
+  const int = options.key === 'int';
+  const nest = [
+    'Body',
+    'Controller',
+    'Get',
+    ...(options.update ? ['HttpCode'] : []),
+    'Param',
+    'Post',
+    ...(options.update === 'put' ? ['Put'] : []),
+    ...(options.list ? ['Query'] : []),
+    'Res',
+  ];
+  const wire = [
+    ...(int ? ['Int32ParamPipe'] : []),
+    'WireCreated',
+    'WireErrors',
+    'WireRequestBody',
+    'WireResponse',
+    'WireTag',
+  ];
+  const keyParam = `@Param('${key.name}'${int ? ', Int32ParamPipe' : ''}) key: ${key.type}`;
+  const apiParam = `@ApiParam({ name: '${key.name}', ${int ? `type: 'integer', format: 'int32'` : `type: 'string'`}, example: ${key.literal(EXAMPLE.key)} })`;
+  const swagger = ['ApiOperation', 'ApiParam', ...(options.update ? ['ApiResponse'] : [])];
+  const dtos = [`${pascal}Dto`, ...(options.update === 'put' ? [`${pascal}ChangesDto`] : [])];
+  const operations = [`Get${pascal}`, ...(options.list ? [`List${pluralPascal}`] : [])];
+  const writes = [`Create${pascal}`, ...(options.update ? [`Update${pascal}`] : [])];
+  const list = !options.list
+    ? ''
+    : `
+
+  @Get('List${pluralPascal}')
+  @ApiOperation({
+    operationId: 'List${pluralPascal}',
+    summary: '${capitalized(names.pluralWords)} page by page, in ${key.name} order.',
+    description: 'Keyset paging: the next page starts after the last ${key.name} of this one (\`after\`); a page shorter than \`limit\` is the last.',
+  })
+  @WireResponse(${pascal}Dto, {
+    list: true,
+    description: 'One page (ArrayOf${pascal} in XML).',
+    example: [${constant}_EXAMPLE],
+  })
+  @RequiresScope(${pluralConstant}_READ)
+  @WireErrors(304, 400, AuthenticationError, RateLimitedError, 500, DatabaseUnavailableError)
+  list(@Query() query: List${pluralPascal}Query): Promise<${pascal}Dto[]> {
+    return this.${names.pluralCamel}.list(query.after, query.limit ?? PAGE_LIMIT.default);
+  }`;
+  const updateErrors = `@WireErrors(
+    400,
+    AuthenticationError,
+    ${pascal}NotFoundError,
+    413,
+    415,
+    RateLimitedError,
+    500,
+    DatabaseUnavailableError,
+    CommitOutcomeUnknownError,
+  )`;
+  const update =
+    options.update === 'put'
+      ? `
+
+  @Put('Update${pascal}/:${key.name}')
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'Update${pascal}',
+    summary: 'Replaces a ${names.words}.',
+    description: 'Every member of the ${names.words} the path names becomes the body\\'s (an absent one null); 404 when there is none.',
+  })
+  ${apiParam}
+  @WireRequestBody(${pascal}ChangesDto, 'The ${names.words}, without its key.', { name: '${exampleName(names)}', amount: ${EXAMPLE.amount} })
+  @ApiResponse({ status: 204, description: 'Replaced.' })
+  @RequiresScope(${pluralConstant}_WRITE)
+  ${updateErrors}
+  update(${keyParam}, @Body() changes: ${pascal}ChangesDto): Promise<void> {
+    return this.${names.pluralCamel}.update(key, changes);
+  }`
+      : options.update === 'post'
+        ? `
+
+  @Post('Update${pascal}')
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'Update${pascal}',
+    summary: 'Replaces a ${names.words}.',
+    description: 'Every member of the ${names.words} the body\\'s ${key.name} names becomes the body\\'s (an absent one null); 404 when there is none.',
+  })
+  @WireRequestBody(${pascal}Dto, 'A ${names.words}.', ${constant}_EXAMPLE)
+  @ApiResponse({ status: 204, description: 'Replaced.' })
+  @RequiresScope(${pluralConstant}_WRITE)
+  ${updateErrors}
+  update(@Body() record: ${pascal}Dto): Promise<void> {
+    return this.${names.pluralCamel}.update(record);
+  }`
+        : '';
+  const listImport = options.list
+    ? `import { List${pluralPascal}Query, PAGE_LIMIT } from './dto/list-${pluralKebab}.query';\n`
+    : '';
+  return `import { ${nest.join(', ')} } from '@nestjs/common';
+import { ${swagger.join(', ')} } from '@nestjs/swagger';
 import { type Response } from 'express';
 import { AuthenticationError } from '../auth/authenticator';
 import { RateLimitedError } from '../auth/rate-limit.guard';
 import { declareScope, RequiresScope } from '../auth/scopes';
 import { CommitOutcomeUnknownError, DatabaseUnavailableError } from '../database/database-errors';
-import { Int32ParamPipe, WireCreated, WireErrors, WireRequestBody, WireResponse, WireTag } from '../wire';
-import { ${pascal}Dto } from './dto/${names.kebab}.dto';
-import { ${pascal}ExistsError, ${pascal}NotFoundError } from './${names.kebab}.errors';
+import { ${wire.join(', ')} } from '../wire';
+import { ${dtos.join(', ')} } from './dto/${names.kebab}.dto';
+${listImport}import { ${pascal}ExistsError, ${pascal}NotFoundError } from './${names.kebab}.errors';
 import { ${pascal}Service } from './${names.kebab}.service';
 
 /** Shown in the OpenAPI document under every media type. */
-const ${constant}_EXAMPLE = { ${id}: ${example.id}, name: '${example.name}', amount: ${example.amount} };
+const ${constant}_EXAMPLE = ${exampleLiteral(names, key)};
 
-/** What a caller must be granted to read ${names.pluralWords}, and to create them. */
-export const ${pluralConstant}_READ = declareScope('${pluralKebab}:read', 'Read ${names.pluralWords} (Get${pascal}).');
-export const ${pluralConstant}_WRITE = declareScope('${pluralKebab}:write', 'Create ${names.pluralWords} (Create${pascal}).');
+/** What a caller must be granted to read ${names.pluralWords}, and to change them. */
+export const ${pluralConstant}_READ = declareScope('${pluralKebab}:read', 'Read ${names.pluralWords} (${operations.join(', ')}).');
+export const ${pluralConstant}_WRITE = declareScope('${pluralKebab}:write', 'Change ${names.pluralWords} (${writes.join(', ')}).');
 
-@WireTag('${pascal}', '${capitalized(names.pluralWords)}: read one, create one.')
+@WireTag('${pascal}', '${capitalized(names.pluralWords)}: ${[
+    'read one',
+    ...(options.list ? ['list them'] : []),
+    'create one',
+    ...(options.update ? ['replace one'] : []),
+  ].join(', ')}.')
 @Controller('${pascal}')
 export class ${pascal}Controller {
   constructor(private readonly ${names.pluralCamel}: ${pascal}Service) {}
 
-  @Get('Get${pascal}/:${id}')
+  @Get('Get${pascal}/:${key.name}')
   @ApiOperation({
     operationId: 'Get${pascal}',
     summary: 'One ${names.words}.',
-    description: 'The ${names.words} with this id, or 404. The ETag serves If-None-Match (304 while current).',
+    description: 'The ${names.words} with this key, or 404. The ETag serves If-None-Match (304 while current).',
   })
-  @ApiParam({ name: '${id}', type: 'integer', format: 'int32', example: ${example.id} })
+  ${apiParam}
   @WireResponse(${pascal}Dto, { description: 'The ${names.words}.', example: ${constant}_EXAMPLE })
   @RequiresScope(${pluralConstant}_READ)
   @WireErrors(
@@ -231,15 +614,15 @@ export class ${pascal}Controller {
     500,
     DatabaseUnavailableError,
   )
-  get${pascal}(@Param('${id}', Int32ParamPipe) id: number): Promise<${pascal}Dto> {
-    return this.${names.pluralCamel}.find(id);
-  }
+  get${pascal}(${keyParam}): Promise<${pascal}Dto> {
+    return this.${names.pluralCamel}.find(key);
+  }${list}
 
   @Post('Create${pascal}')
   @ApiOperation({
     operationId: 'Create${pascal}',
     summary: 'Creates a ${names.words}.',
-    description: 'Stores the ${names.words} under the id it carries (409 if taken); Location says where to read it.',
+    description: 'Stores the ${names.words} under the key it carries (409 if taken); Location says where to read it.',
   })
   @WireRequestBody(${pascal}Dto, 'A ${names.words}.', ${constant}_EXAMPLE)
   @WireCreated({ description: 'Created; Location is its Get${pascal} address.' })
@@ -260,57 +643,260 @@ export class ${pascal}Controller {
     @Res({ passthrough: true }) response: Response,
   ): Promise<void> {
     await this.${names.pluralCamel}.create(record);
-    response.location(\`Get${pascal}/\${record.${id}}\`);
-  }
+    response.location(\`Get${pascal}/\${record.${key.name}}\`);
+  }${update}
 }
 `;
 }
 
-function moduleClass(names: ModuleNames): string {
+/** The handlers of other modules' events: one method each, publishing the module's own event. */
+function reactions(names: ModuleNames, options: ModuleOptions): string {
+  const byDoor = new Map<string, string[]>();
+  for (const event of options.reactsTo)
+    byDoor.set(event.folder, [
+      ...(byDoor.get(event.folder) ?? []),
+      event.constant,
+      `type ${event.payload}`,
+    ]);
+  const imports = [...byDoor]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([folder, imported]) => `import { ${imported.join(', ')} } from '../${folder}';`);
+  const handlers = options.reactsTo.map(
+    (event) => `
+  /**
+   * Each ${event.constant} of the ${event.folder} module, once it committed: in commit order, once
+   * each, in a step of its own that also moves this handler's checkpoint
+   * (${names.pascal}Reactions.${methodOf(event)}). What it writes through \`manager\` and hands to
+   * \`publish\` commits with that step, or not at all; a failure is retried after a pause.
+   */
+  @OnIntegrationEvent(${event.constant})
+  ${methodOf(event)}(event: ReceivedEvent<${event.payload}>, _manager: EntityManager, publish: Publish): void {
+    // The reaction goes here: read what it needs through other modules' doors (their queries join this
+    // step's transaction), write this module's tables through the manager, and publish what changed.
+    publish({
+      type: ${names.constant}_REACTED,
+      subject: event.subject,
+      time: new Date(),
+      data: { event_id: event.id, event_type: event.type, subject: event.subject ?? null },
+    });
+  }`,
+  );
+  return `import { Injectable } from '@nestjs/common';
+import { type EntityManager } from 'typeorm';
+import { OnIntegrationEvent, type ReceivedEvent } from '../events/event-handler.decorator';
+import { type Publish } from '../events/integration-event';
+${imports.join('\n')}
+import { ${names.constant}_REACTED } from './${names.kebab}.events';
+
+/**
+ * What the ${names.words} module does when other modules' events commit: after commit, each handler
+ * from its own checkpoint, so a slow or failing one holds up no request and no other handler.
+ */
+@Injectable()
+export class ${names.pascal}Reactions {${handlers.join('\n')}
+}
+`;
+}
+
+function moduleClass(names: ModuleNames, options: ModuleOptions): string {
   const { pascal } = names;
+  const reacts = options.reactsTo.length > 0;
+  const providers = [`${pascal}Service`, ...(reacts ? [`${pascal}Reactions`] : [])];
   return `import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { Publishes } from '../events/module-events';
 import { ${names.constant}_ENTITIES } from './entities';
 import { ${pascal}Controller } from './${names.kebab}.controller';
-import { ${pascal}Service } from './${names.kebab}.service';
+import { ${publishedEvents(names, options).join(', ')} } from './${names.kebab}.events';
+${reacts ? `import { ${pascal}Reactions } from './${names.kebab}.reactions';\n` : ''}import { ${pascal}Service } from './${names.kebab}.service';
 
-/** ${capitalized(names.pluralWords)}: their table, routes and service; registered in src/app.module.ts. */
+/** ${capitalized(names.pluralWords)}: their table, routes, events and service; registered in src/app.module.ts. */
+@Publishes(${publishedEvents(names, options).join(', ')})
 @Module({
   imports: [TypeOrmModule.forFeature(${names.constant}_ENTITIES)],
   controllers: [${pascal}Controller],
-  providers: [${pascal}Service],
+  providers: [${providers.join(', ')}],
 })
 export class ${pascal}Module {}
 `;
 }
 
-function e2eSuite(names: ModuleNames): string {
-  const { id, example } = members(names);
-  const { pascal, pluralKebab } = names;
+function e2eSuite(names: ModuleNames, options: ModuleOptions): string {
+  const key = keyOf(names, options);
+  const { pascal, pluralKebab, constant } = names;
   const base = `/api/${pascal}`;
-  return `import { ${pascal}Dto } from '../src/${names.kebab}';
-import { wireModelOf } from '../src/wire';
-import { apiKeyEntry } from './support/auth-credentials';
-import { encodeForm, encodeXml } from './support/client-encoding';
-import { expectProblem } from './support/http-assertions';
-import { describeOnEachDatabase } from './support/test-app';
+  const k = key.literal;
+  const path = (operation: string, n: number) => `'${base}/${operation}/${key.text(n)}'`;
+  const stimuli = options.reactsTo.map((event) => ({ event, ...stimulusOf(event) }));
+  const stimulusScopes = [...new Set(stimuli.flatMap((stimulus) => stimulus.scopes))];
+  const doorImports = new Map<string, string[]>([
+    [
+      names.kebab,
+      [
+        `${constant}_CREATED`,
+        ...(options.update ? [`${constant}_UPDATED`] : []),
+        ...(stimuli.length > 0 ? [`${constant}_REACTED`] : []),
+        `${pascal}Dto`,
+      ],
+    ],
+  ]);
+  for (const { event } of stimuli)
+    doorImports.set(event.folder, [...(doorImports.get(event.folder) ?? []), event.constant]);
+  const supportImports = new Map<string, Set<string>>([
+    ['./support/auth-credentials', new Set(['apiKeyEntry'])],
+    ['./support/client-encoding', new Set(['encodeForm', 'encodeXml'])],
+    ['./support/http-assertions', new Set(['expectProblem'])],
+    ['./support/scenario', new Set(['asJson', 'Scenario'])],
+    ['./support/test-app', new Set(['describeOnEachDatabase'])],
+    ['./support/xml-inspection', new Set(['inspectXml'])],
+  ]);
+  for (const stimulus of stimuli)
+    for (const [from, imported] of Object.entries(stimulus.imports))
+      for (const name of imported)
+        supportImports.set(from, (supportImports.get(from) ?? new Set()).add(name));
+  const imports = [
+    ...[...doorImports]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([folder, imported]) => `import { ${imported.join(', ')} } from '../src/${folder}';`),
+    `import { wireModelOf } from '../src/wire';`,
+    ...[...supportImports]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([from, imported]) => `import { ${[...imported].join(', ')} } from '${from}';`),
+  ];
+  const setups = [
+    ...new Set(stimuli.flatMap((stimulus) => (stimulus.setup ? [stimulus.setup] : []))),
+  ];
+  const declarations = [
+    ...new Set(stimuli.flatMap((stimulus) => (stimulus.declaration ? [stimulus.declaration] : []))),
+  ];
+  const stimulator =
+    stimulusScopes.length > 0
+      ? `\n/** A key granted what the stimuli of the other modules need. */\nconst STIMULATOR = { 'X-Api-Key': '${names.kebab}-stimulator-7d3b9e5a2c8f4061' };\n`
+      : '';
+  const list = !options.list
+    ? ''
+    : `
+
+    it('lists them in ${key.name} order, page by page, in JSON and XML', async () => {
+      for (const n of [101, 102, 103, 104, 105])
+        await context.http.post('${base}/Create${pascal}').set(WRITER).send({ ...RECORD, ${key.name}: ${key.type === 'number' ? 'n' : '`EX-${n}`'} }).expect(201);
+      const keys: unknown[] = [];
+      let after: unknown;
+      for (;;) {
+        const page = await context.http
+          .get('${base}/List${names.pluralPascal}')
+          .query(after === undefined ? { limit: 2 } : { limit: 2, after })
+          .set(READER)
+          .expect(200);
+        const records = page.body as Array<Record<string, unknown>>;
+        expect(records.length).toBeLessThanOrEqual(2);
+        keys.push(...records.map((record) => record.${key.name}));
+        if (records.length < 2) break;
+        after = records.at(-1)!.${key.name};
+      }
+      expect(keys).toEqual([...keys].sort(${key.type === 'number' ? '(a, b) => (a as number) - (b as number)' : ''}));
+      expect(keys).toEqual(expect.arrayContaining([${[101, 102, 103, 104, 105].map((n) => k(n)).join(', ')}]));
+      expect(new Set(keys).size).toBe(keys.length);
+
+      const xml = await context.http.get('${base}/List${names.pluralPascal}').set(READER).set('Accept', 'application/xml').expect(200);
+      expect(xml.text).toMatch(/^<ArrayOf${pascal} /);
+      expect(xml.text.match(/<${pascal}>/g)).toHaveLength(keys.length);
+    });
+
+    it('answers 400 to a page larger than the largest', async () => {
+      const response = await context.http.get('${base}/List${names.pluralPascal}').query({ limit: ${PAGE.max + 1} }).set(READER);
+      expect(Object.keys(expectProblem(response, 400).ModelState as object)).toEqual(['limit']);
+    });`;
+  const updateCall = (body: string, n: number) =>
+    options.update === 'put'
+      ? `context.http.put(${path(`Update${pascal}`, n)}).set(WRITER).send(${body})`
+      : `context.http.post('${base}/Update${pascal}').set(WRITER).send(${body})`;
+  const changes = `{ name: 'Renamed ${names.words}' }`;
+  const withKey = (n: number, body: string) =>
+    options.update === 'put' ? body : `{ ...${body}, ${key.name}: ${k(n)} }`;
+  const update = !options.update
+    ? ''
+    : `
+
+    it('replaces one (an absent member becomes null), answering 204, and publishes ${pascal}Updated with the whole record', async () => {
+      await context.http.post('${base}/Create${pascal}').set(WRITER).send({ ...RECORD, ${key.name}: ${k(201)} }).expect(201);
+      const updated = await new Scenario(() => context.running.app)
+        .stimulate(() => ${updateCall(withKey(201, changes), 201)}.expect(204))
+        .andWaitForEventOfType(${constant}_UPDATED)
+        .toArrive();
+      const stored = { ${key.name}: ${k(201)}, name: 'Renamed ${names.words}', amount: null };
+      expect(updated.subject).toBe('${key.text(201)}');
+      expect(asJson(updated.data)).toEqual(stored);
+      const read = await context.http.get(${path(`Get${pascal}`, 201)}).set(READER).expect(200);
+      expect(read.body).toEqual(stored);
+
+      // A form post, as a browser or a legacy client sends one.
+      await ${updateCall('encodeForm(' + withKey(201, `{ name: 'From a form', amount: 3 }`) + ', MODEL)', 201)}.set('Content-Type', 'application/x-www-form-urlencoded').expect(204);
+      expect((await context.http.get(${path(`Get${pascal}`, 201)}).set(READER)).body).toMatchObject({ name: 'From a form', amount: 3 });
+    });
+
+    it('answers 404 to an update of a missing ${names.words}, 400 to an invalid one, and changes nothing', async () => {
+      const missing = await ${updateCall(withKey(999999, changes), 999999)};
+      expect(expectProblem(missing, 404).type).toMatch(/${names.snake}_not_found$/);
+      const invalid = await ${updateCall(withKey(EXAMPLE.key, '{ amount: -1 }'), EXAMPLE.key)};
+      expect(Object.keys(expectProblem(invalid, 400).ModelState as object).sort()).toEqual(['${names.camel}.amount', '${names.camel}.name']);
+      expect((await context.http.get(${path(`Get${pascal}`, EXAMPLE.key)}).set(READER)).body).toEqual(RECORD);
+    });`;
+  const reactionTests = stimuli.map(
+    ({ event, stimulated, description }) => `
+
+    it('reacts to each ${titleOf(event)} once it committed (${description}), publishing ${pascal}Reacted in its step', async () => {
+      const stimulated = ${stimulated};
+      const heard = await stimulated.andWaitForEventOfType(${event.constant}).toArrive();
+      const reacted = await stimulated
+        .andWaitForEventOfType(${constant}_REACTED)
+        .matching((received) => received.data.event_id === heard.id)
+        .toArrive();
+      expect(reacted.data).toEqual({ event_id: heard.id, event_type: heard.type, subject: heard.subject ?? null });
+    });`,
+  );
+  const keys = [
+    `apiKeyEntry('${names.kebab}-writer', WRITER['X-Api-Key'], ['${pluralKebab}:read', '${pluralKebab}:write'])`,
+    `apiKeyEntry('${names.kebab}-reader', READER['X-Api-Key'], ['${pluralKebab}:read'])`,
+    ...(stimulusScopes.length > 0
+      ? [
+          `apiKeyEntry('${names.kebab}-stimulator', STIMULATOR['X-Api-Key'], [${stimulusScopes.map((scope) => `'${scope}'`).join(', ')}])`,
+        ]
+      : []),
+  ];
+  const lowerCase =
+    options.key === 'text'
+      ? `
+
+    it('answers 404 for a code in lower case, on both databases (MariaDB would match it ignoring case)', async () => {
+      await context.http.get('${base}/Get${pascal}/${key.text(EXAMPLE.key).toLowerCase()}').set(READER).expect(404);
+    });`
+      : '';
+  return `${imports.join('\n')}
 
 /** A key granted both of the module's scopes, and one granted only the read. */
 const WRITER = { 'X-Api-Key': '${names.kebab}-writer-4f9c2e7a1b8d3605' };
-const READER = { 'X-Api-Key': '${names.kebab}-reader-0c4a9f1735c28d2b' };
-
-const RECORD = { ${id}: ${example.id}, name: '${example.name}', amount: ${example.amount} };
+const READER = { 'X-Api-Key': '${names.kebab}-reader-0c4a9f1735c28d2b' };${stimulator}
+const RECORD = ${exampleLiteral(names, key)};
 const MODEL = wireModelOf(${pascal}Dto);
 /** A record in XML as the service writes it, and a client may: members in the model's XML order. */
 const asXml = (record: Record<string, unknown>) =>
   encodeXml(Object.fromEntries(MODEL.xmlMembers.map(({ name }) => [name, record[name]])), MODEL);
-
+${declarations.map((declaration) => `\n${declaration}\n`).join('')}
 describeOnEachDatabase(
   '${pascal}',
-  (context) => {
+  (context) => {${
+    setups.length > 0
+      ? `
+    beforeAll(async () => {
+      ${setups.join('\n      ')}
+    });
+`
+      : ''
+  }
     it('creates one from JSON, one from XML and one from a form post, answering 201 with Location, and reads each in both', async () => {
-      const fromXml = { ...RECORD, ${id}: ${example.id + 1} };
-      const fromForm = { ...RECORD, ${id}: ${example.id + 4} };
+      const fromXml = { ...RECORD, ${key.name}: ${k(EXAMPLE.key + 1)} };
+      const fromForm = { ...RECORD, ${key.name}: ${k(EXAMPLE.key + 4)} };
       const created = [
         await context.http.post('${base}/Create${pascal}').set(WRITER).send(RECORD).expect(201),
         await context.http
@@ -327,13 +913,13 @@ describeOnEachDatabase(
           .expect(201),
       ];
       expect(created.map((response) => response.headers.location)).toEqual([
-        'Get${pascal}/${example.id}',
-        'Get${pascal}/${example.id + 1}',
-        'Get${pascal}/${example.id + 4}',
+        'Get${pascal}/${key.text(EXAMPLE.key)}',
+        'Get${pascal}/${key.text(EXAMPLE.key + 1)}',
+        'Get${pascal}/${key.text(EXAMPLE.key + 4)}',
       ]);
 
       for (const record of [RECORD, fromXml, fromForm]) {
-        const path = \`${base}/Get${pascal}/\${record.${id}}\`;
+        const path = \`${base}/Get${pascal}/\${record.${key.name}}\`;
         const json = await context.http
           .get(path)
           .set(READER)
@@ -342,47 +928,57 @@ describeOnEachDatabase(
         expect(json.body).toEqual(record);
         const xml = await context.http.get(path).set(READER).set('Accept', 'application/xml');
         expect(xml.headers['content-type']).toBe('application/xml; charset=utf-8');
-        expect(xml.text).toBe(asXml(record));
+        // Compared as XML (names, attributes, order, text), as a client's parser reads it.
+        expect(inspectXml(xml.text)).toEqual(inspectXml(asXml(record)));
       }
     });
 
-    it('answers 409 to a second create with the same id', async () => {
+    it('publishes ${pascal}Created with the record, once the create committed', async () => {
+      const record = { ...RECORD, ${key.name}: ${k(EXAMPLE.key + 5)} };
+      const created = await new Scenario(() => context.running.app)
+        .stimulate(() => context.http.post('${base}/Create${pascal}').set(WRITER).send(record).expect(201))
+        .andWaitForEventOfType(${constant}_CREATED)
+        .toArrive();
+      expect(created.subject).toBe('${key.text(EXAMPLE.key + 5)}');
+      expect(asJson(created.data)).toEqual(record);
+    });
+
+    it('answers 409 to a second create with the same key', async () => {
       const response = await context.http.post('${base}/Create${pascal}').set(WRITER).send(RECORD);
       expect(expectProblem(response, 409).type).toMatch(/${names.snake}_exists$/);
     });
 
-    it('answers 404 for a missing id', async () => {
-      const response = await context.http.get('${base}/Get${pascal}/999999').set(READER);
+    it('answers 404 for a missing key', async () => {
+      const response = await context.http.get(${path(`Get${pascal}`, 999999)}).set(READER);
       expect(expectProblem(response, 404).type).toMatch(/${names.snake}_not_found$/);
-    });
+    });${lowerCase}
 
     it('answers 400 naming each invalid member, and stores nothing', async () => {
       const response = await context.http
         .post('${base}/Create${pascal}')
         .set(WRITER)
-        .send({ ${id}: ${example.id + 2}, amount: -1 });
+        .send({ ${key.name}: ${k(EXAMPLE.key + 2)}, amount: -1 });
       const body = expectProblem(response, 400);
       expect(Object.keys(body.ModelState as object).sort()).toEqual([
         '${names.camel}.amount',
         '${names.camel}.name',
       ]);
-      await context.http.get('${base}/Get${pascal}/${example.id + 2}').set(READER).expect(404);
+      await context.http.get(${path(`Get${pascal}`, EXAMPLE.key + 2)}).set(READER).expect(404);
     });
 
     it('answers 403 to a create by a key granted only ${pluralKebab}:read', async () => {
       const response = await context.http
         .post('${base}/Create${pascal}')
         .set(READER)
-        .send({ ...RECORD, ${id}: ${example.id + 3} });
+        .send({ ...RECORD, ${key.name}: ${k(EXAMPLE.key + 3)} });
       expect(expectProblem(response, 403).type).toMatch(/insufficient_scope$/);
-      await context.http.get('${base}/Get${pascal}/${example.id + 3}').set(READER).expect(404);
-    });
+      await context.http.get(${path(`Get${pascal}`, EXAMPLE.key + 3)}).set(READER).expect(404);
+    });${list}${update}${reactionTests.join('')}
   },
   {
     AUTH_MODE: 'apikey',
     AUTH_API_KEYS: [
-      apiKeyEntry('${names.kebab}-writer', WRITER['X-Api-Key'], ['${pluralKebab}:read', '${pluralKebab}:write']),
-      apiKeyEntry('${names.kebab}-reader', READER['X-Api-Key'], ['${pluralKebab}:read']),
+      ${keys.join(',\n      ')},
     ].join(','),
   },
 );
@@ -394,18 +990,32 @@ function capitalized(text: string): string {
 }
 
 /** Every file of the module, its e2e suite included. */
-export function moduleFiles(names: ModuleNames): GeneratedFile[] {
+export function moduleFiles(
+  names: ModuleNames,
+  options: ModuleOptions = DEFAULT_OPTIONS,
+): GeneratedFile[] {
   const folder = `src/${names.kebab}`;
   return [
-    { path: `${folder}/index.ts`, text: door(names) },
-    { path: `${folder}/${names.kebab}.module.ts`, text: moduleClass(names) },
-    { path: `${folder}/${names.kebab}.controller.ts`, text: controller(names) },
-    { path: `${folder}/${names.kebab}.service.ts`, text: service(names) },
-    { path: `${folder}/${names.kebab}.errors.ts`, text: errors(names) },
-    { path: `${folder}/${names.kebab}.events.ts`, text: events(names) },
-    { path: `${folder}/dto/${names.kebab}.dto.ts`, text: dto(names) },
-    { path: `${folder}/entities/${names.kebab}.entity.ts`, text: entity(names) },
+    { path: `${folder}/index.ts`, text: door(names, options) },
+    { path: `${folder}/${names.kebab}.module.ts`, text: moduleClass(names, options) },
+    { path: `${folder}/${names.kebab}.controller.ts`, text: controller(names, options) },
+    { path: `${folder}/${names.kebab}.service.ts`, text: service(names, options) },
+    { path: `${folder}/${names.kebab}.errors.ts`, text: errors(names, options) },
+    { path: `${folder}/${names.kebab}.events.ts`, text: events(names, options) },
+    ...(options.reactsTo.length > 0
+      ? [{ path: `${folder}/${names.kebab}.reactions.ts`, text: reactions(names, options) }]
+      : []),
+    { path: `${folder}/dto/${names.kebab}.dto.ts`, text: dto(names, options) },
+    ...(options.list
+      ? [
+          {
+            path: `${folder}/dto/list-${names.pluralKebab}.query.ts`,
+            text: listQuery(names, options),
+          },
+        ]
+      : []),
+    { path: `${folder}/entities/${names.kebab}.entity.ts`, text: entity(names, options) },
     { path: `${folder}/entities/index.ts`, text: entities(names) },
-    { path: `test/${names.kebab}.e2e-spec.ts`, text: e2eSuite(names) },
+    { path: `test/${names.kebab}.e2e-spec.ts`, text: e2eSuite(names, options) },
   ];
 }

@@ -1,15 +1,28 @@
 import { type INestApplication } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
+import { UnitOfWork } from '../../src/database/unit-of-work';
 import { type ReceivedEvent } from '../../src/events/event-handler.decorator';
 import { type IntegrationEventType } from '../../src/events/integration-event';
-import { JsonCodec, wireModelOf } from '../../src/wire';
+import { ExactDecimal, JsonCodec, wireModelOf } from '../../src/wire';
 
 /** How long `toArrive` waits, unless told. */
 const ARRIVAL_MS = 10_000;
 const POLL_MS = 20;
 
 const codec = new JsonCodec();
+
+/**
+ * An event's data as its JSON carries it, for comparing with what a client sent: exact decimals (as
+ * handlers receive them) as numbers, dates as ISO text.
+ */
+export function asJson(data: object): unknown {
+  return JSON.parse(
+    JSON.stringify(data, (_, value: unknown) =>
+      value instanceof ExactDecimal ? value.toNumber() : value,
+    ),
+  );
+}
 
 /**
  * An event-driven test in the words of Spring Modulith's Scenario: stimulate the application, then
@@ -31,11 +44,31 @@ export class Scenario {
 
   /** Runs `stimulus` (a request, an import) once the events before it are set aside. */
   stimulate(stimulus: () => Promise<unknown>): Stimulated {
-    const app = this.app;
-    return new Stimulated(
-      () => (typeof app === 'function' ? app() : app).get(DataSource),
-      stimulus,
+    return new Stimulated(() => this.current().get(DataSource), stimulus);
+  }
+
+  /**
+   * Publishes an event as its module would, in a unit of work of its own (by default the example its
+   * declaration gives): the stimulus of a reaction to an event that no request of the suite makes,
+   * as Spring Modulith's `Scenario.publish` is.
+   */
+  publish<T extends object>(
+    type: IntegrationEventType<T>,
+    data: T = type.example,
+    subject: string | undefined = type.exampleSubject,
+  ): Stimulated {
+    return this.stimulate(() =>
+      this.current()
+        .get(UnitOfWork)
+        .write((_manager, publish) => {
+          publish({ type, subject, time: new Date(), data });
+          return Promise.resolve();
+        }),
     );
+  }
+
+  private current(): INestApplication {
+    return typeof this.app === 'function' ? this.app() : this.app;
   }
 }
 

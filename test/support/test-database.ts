@@ -2,16 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createConnection } from 'mysql2/promise';
+import { createScratchDatabase, scratchServerUrl } from '../../scripts/scratch-database';
 
 export type DatabaseKind = 'sqlite' | 'mariadb';
 
-/** The server the MariaDB runs use; each test file makes its own database there and drops it after. */
-export const MARIADB_SERVER_URL =
-  process.env.TEST_DATABASE_URL ?? 'mariadb://root@127.0.0.1:3306/test';
-
-/** mysql2 reads the same URL under its own scheme. */
-const ADMIN_URL = MARIADB_SERVER_URL.replace(/^mariadb:/, 'mysql:');
+/**
+ * The server the MariaDB runs use (TEST_DATABASE_URL); each test file makes its own database there,
+ * named by SCRATCH_DATABASE_PREFIX, and drops it after.
+ */
+export const MARIADB_SERVER_URL = scratchServerUrl();
 
 /**
  * The databases every e2e suite runs on. Both, unless TEST_DATABASES names fewer; in CI both always
@@ -48,27 +47,6 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
       },
     };
   }
-  const name = `ps_test_${suffix}`;
-  const server = new URL(MARIADB_SERVER_URL);
-  const admin = await createConnection({ uri: ADMIN_URL });
-  try {
-    await admin.query(
-      `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
-    );
-  } finally {
-    await admin.end();
-  }
-  server.pathname = `/${name}`;
-  return {
-    kind,
-    url: server.toString(),
-    drop: async () => {
-      const connection = await createConnection({ uri: ADMIN_URL });
-      try {
-        await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      } finally {
-        await connection.end();
-      }
-    },
-  };
+  const { url, drop } = await createScratchDatabase(MARIADB_SERVER_URL, 'test');
+  return { kind, url, drop };
 }
