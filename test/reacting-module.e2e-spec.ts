@@ -1,5 +1,4 @@
 import { DataSource } from 'typeorm';
-import { ExactDecimal } from '../src/wire';
 import { CommissionLedger, splitsOf } from './support/commission/commission-ledger';
 import {
   COMMISSION_SPLITS_CHANGED,
@@ -7,8 +6,8 @@ import {
   type CommissionsRecomputedDto,
 } from './support/commission/commission.events';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
-import { Scenario } from './support/scenario';
-import { describeOnEachDatabase } from './support/test-app';
+import { asJson, Scenario } from './support/scenario';
+import { describeOnEachDatabase, relayIdle } from './support/test-app';
 
 const UPDATE = '/api/Transaction/UpdateAgents';
 const SELLING_PRICE = 2850000.5;
@@ -23,16 +22,10 @@ describeOnEachDatabase('a module that reacts to events and publishes its own', (
   const storedSplits = (transactionId: number) =>
     ledger().splitsOf(context.running.app.get(DataSource).manager, transactionId);
   const scenario = () => new Scenario(() => context.running.app);
-  /** An event's data as JSON has it: its exact decimals as numbers. */
-  const asJson = (data: object): unknown =>
-    JSON.parse(
-      JSON.stringify(data, (_, value: unknown) =>
-        value instanceof ExactDecimal ? value.toNumber() : value,
-      ),
-    );
-
   beforeAll(async () => {
     await context.running.seed({ requirements: CATALOGUE, transactions: [transactionRecord(1)] });
+    // The import's recomputation has written every split: a change then writes the ones it moves.
+    await relayIdle(context.running);
   });
 
   it("recomputes a transaction's splits from the event's chain and the door's amounts, and publishes them whole", async () => {

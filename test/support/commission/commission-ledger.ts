@@ -72,8 +72,9 @@ export class CommissionLedger {
   ) {}
 
   /**
-   * The events of a step at once: one read of their selling prices, one write of their splits, and
-   * one event per transaction, its splits as they stand after its last change in the batch.
+   * The events of a step at once: one read of their selling prices, one write of the splits of the
+   * roles they changed, and one event per transaction with all its splits as they stand after its
+   * last change in the batch.
    */
   @OnIntegrationEventBatch(AGENTS_CHANGED)
   async agentsChanged(
@@ -81,23 +82,37 @@ export class CommissionLedger {
     manager: EntityManager,
     publish: Publish,
   ): Promise<void> {
-    const latest = new Map(events.map((event) => [event.data.transaction_id!, event.data]));
-    const ids = [...latest.keys()];
-    const amounts = await this.transactions.amountsOf(ids);
-    const splits = new Map(
-      [...latest].map(([id, chain]) => [
-        id,
-        splitsOf(chain, amounts.get(id)?.sellingprice ?? null),
-      ]),
-    );
-    await this.store(manager, ids, splits);
-    for (const [id, chain] of latest)
+    const changed = new Map<number, { chain: AgentsChangedDto; roles: Set<Role> }>();
+    for (const { data } of events) {
+      const entry = changed.get(data.transaction_id!) ?? { chain: data, roles: new Set<Role>() };
+      entry.chain = data;
+      for (const { field } of data.changes ?? [])
+        if (ROLES.includes(field as Role)) entry.roles.add(field as Role);
+      changed.set(data.transaction_id!, entry);
+    }
+    const amounts = await this.transactions.amountsOf([...changed.keys()]);
+    const kept: [number, CommissionSplitDto][] = [];
+    const dropped: [number, Role][] = [];
+    for (const [id, { chain, roles }] of changed) {
+      const splits = splitsOf(chain, amounts.get(id)?.sellingprice ?? null);
+      for (const role of roles) {
+        const split = splits.find((candidate) => candidate.role === role);
+        if (split) kept.push([id, split]);
+        else dropped.push([id, role]);
+      }
       publish({
         type: COMMISSION_SPLITS_CHANGED,
         subject: String(id),
         time: new Date(),
-        data: { transaction_id: id, row_version: chain.row_version, splits: splits.get(id)! },
+        data: { transaction_id: id, row_version: chain.row_version, splits },
       });
+    }
+    await this.upsert(manager, kept);
+    for (const [id, role] of dropped)
+      await manager.query('DELETE FROM commission_split WHERE transaction_id = ? AND role = ?', [
+        id,
+        role,
+      ]);
   }
 
   @OnIntegrationEvent(DATA_IMPORTED)
@@ -158,21 +173,29 @@ export class CommissionLedger {
       `DELETE FROM commission_split WHERE transaction_id IN (${ids.map(() => '?').join(', ')})`,
       [...ids],
     );
-    const rows = ids.flatMap((id) =>
-      (splits.get(id) ?? []).map((split) => [
-        id,
-        split.role,
-        split.agent_id,
-        split.rate,
-        split.amount,
-      ]),
+    await this.upsert(
+      manager,
+      ids.flatMap((id) =>
+        (splits.get(id) ?? []).map((split): [number, CommissionSplitDto] => [id, split]),
+      ),
     );
-    if (rows.length > 0)
-      await manager.query(
-        `INSERT INTO commission_split (transaction_id, role, agent_id, rate, amount) VALUES ${rows
-          .map(() => '(?, ?, ?, ?, ?)')
-          .join(', ')}`,
-        rows.flat(),
-      );
+  }
+
+  /** Writes each split, replacing the one of its transaction and role, in one statement. */
+  private async upsert(
+    manager: EntityManager,
+    splits: readonly (readonly [number, CommissionSplitDto])[],
+  ): Promise<void> {
+    if (splits.length === 0) return;
+    const update =
+      manager.connection.options.type === 'better-sqlite3'
+        ? 'ON CONFLICT (transaction_id, role) DO UPDATE SET agent_id = excluded.agent_id, rate = excluded.rate, amount = excluded.amount'
+        : 'ON DUPLICATE KEY UPDATE agent_id = VALUES(agent_id), rate = VALUES(rate), amount = VALUES(amount)';
+    await manager.query(
+      `INSERT INTO commission_split (transaction_id, role, agent_id, rate, amount) VALUES ${splits
+        .map(() => '(?, ?, ?, ?, ?)')
+        .join(', ')} ${update}`,
+      splits.flatMap(([id, split]) => [id, split.role, split.agent_id, split.rate, split.amount]),
+    );
   }
 }
