@@ -60,29 +60,28 @@ describe('generate:module', () => {
 import { AuthModule } from './auth/auth.module';
 import { DataImportModule } from './data-import';
 
+export const FEATURE_MODULES = [
+  DataImportModule,
+] as const;
+
 export class AppModule {
-  static forRoot(modules = []) {
+  static forRoot(modules = [], features = [...FEATURE_MODULES]) {
     return {
-      imports: [
-        AuthModule.forRoot(config),
-        DataImportModule,
-        ...modules,
-      ],
-      providers: [DemoDataLoader],
+      imports: [AuthModule.forRoot(config), ...features, ...modules],
     };
   }
 }
 `;
 
-  it('registers the module among the imports, before the modules a test mounts', () => {
+  it('registers the module last among the feature modules', () => {
     const registered = registerModule(APP_MODULE, moduleNames('Commission'));
     expect(registered).toContain(
       "import { AuthModule } from './auth/auth.module';\n" +
         "import { CommissionModule } from './commission';\n" +
         "import { DataImportModule } from './data-import';\n",
     );
-    expect(registered).toContain('DataImportModule,\n        CommissionModule, ...modules,');
-    expect(registered).toContain('providers: [DemoDataLoader]');
+    expect(registered).toContain('DataImportModule, CommissionModule,\n] as const;');
+    expect(registered).toContain('imports: [AuthModule.forRoot(config), ...features, ...modules]');
     expect(() => registerModule(registered, moduleNames('Commission'))).toThrow(/already/);
   });
 

@@ -231,10 +231,10 @@ export function addToArray(
   return `${source.slice(0, open + last.length)}${tail}${source.slice(open + last.length)}`;
 }
 
-/** src/app.module.ts with the module among the application's imports, before the tests' own. */
+/** src/app.module.ts with the module last among the application's feature modules. */
 export function registerModule(source: string, names: ModuleNames): string {
   const withImport = addImport(source, `${names.pascal}Module`, `./${names.kebab}`);
-  return addToArray(withImport, 'imports: [', `${names.pascal}Module`, '...modules');
+  return addToArray(withImport, 'export const FEATURE_MODULES = [', `${names.pascal}Module`);
 }
 
 /** src/app.entities.ts with the module's tables. */

@@ -136,6 +136,8 @@ export interface CreateAppOptions extends Pick<NestApplicationOptions, 'logger'>
   /** The root logger; one of the configuration's own when not given. */
   readonly rootLogger?: Logger;
   readonly modules?: ModuleMetadata['imports'];
+  /** The feature modules to mount: all unless told (a module test mounts its module alone). */
+  readonly features?: ModuleMetadata['imports'];
 }
 
 /**
@@ -150,7 +152,7 @@ export async function createApp(
   const rootLogger = options.rootLogger ?? createRootLogger(config);
   // The wire layer reads bodies itself, per media type and with its own limit.
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot(config, rootLogger, options.modules),
+    AppModule.forRoot(config, rootLogger, options.modules, options.features),
     new WireExpressAdapter(),
     {
       bodyParser: false,

@@ -15,16 +15,27 @@ import { TracingModule } from './tracing/tracing.module';
 import { TransactionModule } from './transaction';
 import { WireModule } from './wire';
 
+/** The service's feature modules: each a folder of src with its door, mounted on the shared ones. */
+export const FEATURE_MODULES = [
+  DataImportModule,
+  RequirementModule,
+  TransactionModule,
+  EventFeedModule,
+] as const;
+
 @Module({})
 export class AppModule {
   /**
    * `logger`: the root logger, for the request lines and the service's own.
-   * `modules`: mounted beside the service's own, as a test mounts a module of its own.
+   * `modules`: mounted beside the feature modules, as a test mounts a module of its own.
+   * `features`: the feature modules mounted, all unless told; a module test mounts one alone, with
+   * what it imports, on the shared modules (as Spring Modulith's @ApplicationModuleTest does).
    */
   static forRoot(
     config: AppConfig,
     logger: Logger,
     modules: ModuleMetadata['imports'] = [],
+    features: ModuleMetadata['imports'] = [...FEATURE_MODULES],
   ): DynamicModule {
     return {
       module: AppModule,
@@ -35,16 +46,14 @@ export class AppModule {
         DatabaseModule.forRoot(config.database),
         TracingModule,
         WireModule,
-        DataImportModule,
-        RequirementModule,
-        TransactionModule,
+        ...features,
         HealthModule,
         MetricsModule,
         EventsModule,
-        EventFeedModule,
         ...modules,
       ],
-      providers: [DemoDataLoader],
+      // The demo data is loaded through the import, where it is mounted.
+      providers: features.includes(DataImportModule) ? [DemoDataLoader] : [],
     };
   }
 }

@@ -21,6 +21,11 @@ export type Environment = Record<string, string>;
 
 export interface StartOptions {
   /**
+   * The feature modules mounted: all unless told. A module test mounts its module alone (with what it
+   * imports), as Spring Modulith's @ApplicationModuleTest does.
+   */
+  readonly features?: ModuleMetadata['imports'];
+  /**
    * Whether the reacting test module (CommissionModule) is mounted: it is in every suite, so that
    * each proves the service with a module that reacts to events and publishes its own. Off only where
    * a suite's subject is a service with nothing registered.
@@ -44,7 +49,7 @@ export class RunningApp {
     databaseUrl: string,
     env: Environment = {},
     modules: ModuleMetadata['imports'] = [],
-    { reactor = true }: StartOptions = {},
+    { reactor = true, features }: StartOptions = {},
   ): Promise<RunningApp> {
     const config = loadAppConfig({
       DATABASE_URL: databaseUrl,
@@ -58,6 +63,7 @@ export class RunningApp {
     const app = await createApp(config, {
       logger: false,
       modules: reactor ? [CommissionModule, ...modules] : modules,
+      features,
     });
     // On a port of its own, unless the suite named one (an address the configuration must know).
     await app.listen(env.PORT === undefined ? 0 : config.port, '127.0.0.1');
