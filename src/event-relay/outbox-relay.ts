@@ -58,7 +58,7 @@ const GATHER_MS = 10;
  * How long, at most, a consumer woken by a commit lets the units waiting for a database connection
  * go first: requests are not held up by the relay's steps, which then take their events together.
  */
-const LINGER_MS = Number(process.env.RB_LINGER ?? 250);
+const LINGER_MS = 250;
 
 /**
  * One loop of the relay, with its checkpoint: the broker or an after-commit handler, which read the
@@ -296,11 +296,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
   private async gather(): Promise<void> {
     const until = performance.now() + LINGER_MS;
     do await sleep(GATHER_MS, undefined, { ref: false });
-    while (
-      this.unitOfWork.poolUsage().waiting > 0 &&
-      performance.now() < until &&
-      !this.stopping
-    );
+    while (this.unitOfWork.poolUsage().waiting > 0 && performance.now() < until && !this.stopping);
   }
 
   /** Positions for the events committed since the last step: one step at a time in this process. */
