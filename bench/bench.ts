@@ -647,6 +647,9 @@ interface HandlerLatency {
 
 const handlerLatencies: HandlerLatency[] = [];
 
+const latencyLine = ({ database, events, p50, p99 }: HandlerLatency) =>
+  `Reacting module (${database}): ${events} events, from commit to its handler's commit p50 ${format(p50)} ms, p99 ${format(p99)} ms (interpolated in events_handler_latency_seconds' buckets).`;
+
 /** The cumulative counts of a histogram's buckets for `labels`, by upper bound, from /metrics. */
 async function histogram(url: string, name: string, labels: string): Promise<Map<number, number>> {
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -908,10 +911,7 @@ function report({ peakRssMb: rssMb, peakRssWithCostlyMb, startMs }: ServiceFigur
     '',
     `Peak RSS of the service (SQLite run): ${Math.round(rssMb)} MB under the routes' load, ${Math.round(peakRssWithCostlyMb)} MB once the costly bodies were posted too.`,
     `Start (SQLite): its first request answered ${Math.round(startMs)} ms after \`node dist/src/main.js\` was spawned.`,
-    ...handlerLatencies.map(
-      ({ database, events, p50, p99 }) =>
-        `Reacting module (${database}): ${events} events, from commit to its handler's commit p50 ${format(p50)} ms, p99 ${format(p99)} ms (interpolated in events_handler_latency_seconds' buckets).`,
-    ),
+    ...handlerLatencies.map(latencyLine),
     ...drains.map(
       ({ database, events, seconds }) =>
         `Relay (${database}): a backlog of ${events} events published to the broker, confirmed, in ${seconds.toFixed(2)} s: ${Math.round(events / seconds)} events/s.`,
@@ -927,6 +927,33 @@ function report({ peakRssMb: rssMb, peakRssWithCostlyMb, startMs }: ServiceFigur
   return lines.join('\n');
 }
 
+/**
+ * `npm run bench -- reactor`: the reacting module's cost alone (benchReactor), on SQLite and, with
+ * BENCH_DATABASE_URL, on MariaDB: what a change to the relay or to the handlers is measured with.
+ */
+async function benchReactorAlone(
+  directory: string,
+  files: { requirements: string; transactions: string },
+): Promise<void> {
+  const sqlite = `sqlite:${join(directory, 'reactor.sqlite')}`;
+  const importFiles = ['--requirements', files.requirements, '--transactions', files.transactions];
+  await run(IMPORT, importFiles, { DATABASE_URL: sqlite });
+  await benchReactor(sqlite, 'SQLite', SIZE.transactions);
+  const server = process.env.BENCH_DATABASE_URL;
+  if (server) {
+    const database = await createScratchDatabase(server, 'reactor');
+    try {
+      await run(IMPORT, importFiles, { DATABASE_URL: database.url, MIGRATIONS_RUN: 'true' });
+      await benchReactor(database.url, 'MariaDB', SIZE.transactions);
+    } finally {
+      await database.drop();
+    }
+  }
+  process.stdout.write(
+    `${results.map((r) => `${r.scenario} (${r.database}): ${Math.round(r.requestsPerSecond)} req/s, p99 ${format(r.p99)} ms${r.ratio === undefined ? '' : `, ratio ${format(r.ratio, 2)}`}`).join('\n')}\n${handlerLatencies.map(latencyLine).join('\n')}\n`,
+  );
+}
+
 async function main(): Promise<void> {
   const directory = await mkdtemp(join(tmpdir(), 'property-sales-bench-'));
   try {
@@ -936,6 +963,7 @@ async function main(): Promise<void> {
     };
     await writeFile(files.requirements, JSON.stringify(generateRequirements(SIZE)));
     await writeFile(files.transactions, JSON.stringify(generateTransactions(SIZE)));
+    if (process.argv[2] === 'reactor') return await benchReactorAlone(directory, files);
     const figures = await benchSqlite(directory, files);
     if (process.env.BENCH_DATABASE_URL) await benchMariadb(process.env.BENCH_DATABASE_URL, files);
     const transfer = await benchDataTransfer(
