@@ -1106,5 +1106,6 @@ describeOnEachDatabase(
       }
     });
   },
-  { BODY_LIMIT: `${BODY_LIMIT_BYTES}b` },
+  // The event feed on, so that its route is fuzzed as it serves, not only as it answers when off.
+  { BODY_LIMIT: `${BODY_LIMIT_BYTES}b`, EVENTS_FEED: 'true' },
 );
