@@ -8,23 +8,36 @@ import { type Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { OutboxStore } from '../src/event-relay/outbox-store';
 import { apiKeyEntry } from './support/auth-credentials';
+import {
+  COMMISSION_SPLITS_CHANGED,
+  COMMISSIONS_RECOMPUTED,
+} from './support/commission/commission.events';
 import { TEST_BROKER_URL, uniqueExchange } from './support/event-collector';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { IMPORT_MAIN, runNode, startOnNewSqlite, TemporaryDirectories } from './support/processes';
 import { fullScans } from './support/query-plans';
-import { describeOnEachDatabase, describeOnSqlite, type SuiteContext } from './support/test-app';
+import {
+  describeOnEachDatabase,
+  describeOnSqlite,
+  relayIdle,
+  type SuiteContext,
+} from './support/test-app';
 
 /**
  * The HTTP feed of the committed events (GET /api/Events, EVENTS_FEED=true), read as its readers read
  * it: page by page from the last event id they hold, waiting with `timeout`, on each database; its
  * events the very bodies the broker gets; a consumer that lost its queue rebuilding its state from
- * it; its answers when it is off, misread or not granted.
+ * it; its answers when it is off, misread or not granted. The feed serves every committed event, the
+ * reacting test module's among them: each test tells the service's own events apart from the
+ * module's, and checks the module's as the consequences of the service's.
  */
 
 const FEED = '/api/Events';
 const UPDATE = '/api/Transaction/UpdateAgents';
 const AGENTS_CHANGED = 'property-sales.transaction.agents-changed';
 const DATA_IMPORTED = 'property-sales.data.imported';
+const SPLITS_CHANGED = COMMISSION_SPLITS_CHANGED.type;
+const RECOMPUTED = COMMISSIONS_RECOMPUTED.type;
 /** The feed on, and other instances' commits looked for often, so the suite waits little. */
 const FEED_ON = { EVENTS_FEED: 'true', EVENTS_POLL_MS: '50' };
 
@@ -46,6 +59,53 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 }
 
 const eventsOf = (answer: Response) => answer.body as FeedEvent[];
+
+/** The service's own events: the reacting module's set aside. */
+const serviceEvents = (events: readonly FeedEvent[]) =>
+  events.filter((event) => event.type !== SPLITS_CHANGED && event.type !== RECOMPUTED);
+
+/**
+ * Waits until the reacting module has handled every committed change (its recomputations done) and
+ * every event has its position: the feed then holds all there will be, and nothing more commits.
+ */
+async function settle(context: SuiteContext): Promise<void> {
+  await relayIdle(context.running);
+  const dataSource = context.running.app.get(DataSource);
+  const unpositioned = async () =>
+    Number(
+      (
+        await dataSource.query<[{ n: number | string }]>(
+          'SELECT COUNT(*) AS n FROM event_outbox WHERE position IS NULL',
+        )
+      )[0].n,
+    );
+  expect(await eventually(unpositioned, (count) => count === 0)).toBe(0);
+}
+
+/**
+ * The reacting module's CommissionSplitsChanged among `events`, as consequences of the AgentsChanged
+ * among them: each after the change it names (its transaction and row version), and one for every
+ * transaction's last change (a step handling several changes of a transaction publishes its splits
+ * after the last of them only).
+ */
+function expectSplitsAfterChanges(events: readonly FeedEvent[]): void {
+  const changedAt = new Map<string, number>();
+  const lastChange = new Map<string | undefined, string>();
+  const splits: { change: string; index: number }[] = [];
+  events.forEach((event, index) => {
+    const change = `${event.subject}:${event.data.row_version as number}`;
+    if (event.type === AGENTS_CHANGED) {
+      changedAt.set(change, index);
+      lastChange.set(event.subject, change);
+    } else if (event.type === SPLITS_CHANGED) splits.push({ change, index });
+  });
+  expect(
+    splits.filter(({ change, index }) => !((changedAt.get(change) ?? Infinity) < index)),
+  ).toEqual([]);
+  expect(
+    [...lastChange.values()].filter((change) => !splits.some((split) => split.change === change)),
+  ).toEqual([]);
+}
 
 /** The feed's query string: lastEventId when there is one, and the rest. */
 const feedPath = (lastEventId: string | undefined, query = '') =>
@@ -110,12 +170,11 @@ describeOnEachDatabase(
         requirements: CATALOGUE,
         transactions: [transactionRecord(1), transactionRecord(2), transactionRecord(3)],
       });
-      // Its DataImported, once positioned, is the feed's first event for every test.
-      await eventually(
-        async () => eventsOf(await context.http.get(FEED)).length,
-        (count) => count === 1,
-      );
     });
+
+    // Each test starts once what came before it is all in the feed: the seed's DataImported, the
+    // recomputation it set off, a test's changes and the splits they changed.
+    beforeEach(() => settle(context));
 
     it('serves every committed event from the oldest, in commit order, page by page', async () => {
       await update({ transaction_id: 1, brokerid: 12 });
@@ -124,17 +183,16 @@ describeOnEachDatabase(
       await update({ transaction_id: 1, managerid: 34 });
       await update({ transaction_id: 2, managerid: 35 });
       // Positions are given after the commit: within EVENTS_POLL_MS.
-      const { events, pages } = await eventually(
-        () => readToTheEnd(context),
-        ({ events: read }) => read.length === 6,
-      );
+      await settle(context);
+      const { events, pages } = await readToTheEnd(context);
+      const own = serviceEvents(events);
 
-      expect(events.map((event) => event.type)).toEqual([
+      expect(own.map((event) => event.type)).toEqual([
         DATA_IMPORTED,
         ...Array(5).fill(AGENTS_CHANGED),
       ]);
-      expect(events[0].data).toMatchObject({ transactions_created: 3, transaction_id_from: 1 });
-      expect(events.map((event) => [event.subject, event.data.row_version])).toEqual([
+      expect(own[0].data).toMatchObject({ transactions_created: 3, transaction_id_from: 1 });
+      expect(own.map((event) => [event.subject, event.data.row_version])).toEqual([
         [undefined, undefined],
         ['1', 2],
         ['2', 2],
@@ -142,13 +200,20 @@ describeOnEachDatabase(
         ['1', 4],
         ['2', 3],
       ]);
-      expect(new Set(events.map((event) => event.id)).size).toBe(6);
+      // The reacting module's: the recomputation the import set off, done before these changes,
+      // and the splits they changed, each after its change.
+      expect(events[1]).toMatchObject({
+        type: RECOMPUTED,
+        data: { transaction_id_from: 1, transaction_id_to: 3, transactions: 3 },
+      });
+      expectSplitsAfterChanges(events);
+      expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
       for (const event of events) expect(() => new CloudEvent(event, true)).not.toThrow();
-      // Pages of three: two full ones, which never change, and the empty one at the end.
+      // Pages of three: full ones, which never change, and a shorter one (perhaps empty) at the end.
+      const full = Math.floor(events.length / 3);
       expect(pages.map((page) => [eventsOf(page).length, page.headers['cache-control']])).toEqual([
-        [3, 'private, max-age=86400, immutable'],
-        [3, 'private, max-age=86400, immutable'],
-        [0, 'no-store'],
+        ...Array<unknown>(full).fill([3, 'private, max-age=86400, immutable']),
+        [events.length % 3, 'no-store'],
       ]);
       for (const page of pages) {
         expect(page.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -159,7 +224,7 @@ describeOnEachDatabase(
       expect(eventsOf(after).map((event) => event.id)).toEqual([events[3].id, events[4].id]);
       // Each AgentsChanged tells the chain as GetTransaction answers it after the change.
       const read = await context.http.get('/api/Transaction/GetTransaction/1').expect(200);
-      expect(events[4].data).toMatchObject({
+      expect(own[4].data).toMatchObject({
         etag: read.headers.etag,
         brokerid: 13,
         managerid: 34,
@@ -189,9 +254,16 @@ describeOnEachDatabase(
       const waited = Date.now() - started;
 
       expect(answer.status).toBe(200);
-      expect(eventsOf(answer).map((event) => [event.subject, event.data.brokerid])).toEqual([
-        ['3', 77],
+      // The change first; the reacting module's splits of it may have committed in time to follow.
+      const [change, ...after] = eventsOf(answer);
+      expect([change.type, change.subject, change.data.brokerid]).toEqual([
+        AGENTS_CHANGED,
+        '3',
+        77,
       ]);
+      expect(after.map((event) => [event.type, event.subject])).toEqual(
+        after.map(() => [SPLITS_CHANGED, '3']),
+      );
       expect(waited).toBeGreaterThanOrEqual(300);
       expect(waited).toBeLessThan(5000);
       expect(answer.headers['cache-control']).toBe('no-store');
@@ -225,8 +297,15 @@ describeOnEachDatabase(
         expect(result.code).toBe(0);
         const { answer, at } = await waiting;
 
-        expect(eventsOf(answer).map((event) => [event.type, event.data.transaction_id_to])).toEqual(
-          [[DATA_IMPORTED, 40]],
+        // The import's event first; the recomputation it set off here may have committed in time
+        // to follow.
+        const [imported, ...after] = eventsOf(answer);
+        expect([imported.type, imported.data.transaction_id_to]).toEqual([DATA_IMPORTED, 40]);
+        expect(after.map((event) => [event.type, event.data])).toEqual(
+          after.map(() => [
+            RECOMPUTED,
+            { transaction_id_from: 40, transaction_id_to: 40, transactions: 1 },
+          ]),
         );
         // Within a few of the service's looks at the outbox (EVENTS_POLL_MS) after the command
         // committed and exited, not at the timeout.
@@ -267,11 +346,19 @@ describeOnEachDatabase(
         await update({ transaction_id: 1, brokerid: 51 });
         await update({ transaction_id: 2, brokerid: 52 });
         await update({ transaction_id: 1, managerid: 53 });
+        // Every event published (the broker's checkpoint past them all) and received: the changes
+        // and the reacting module's splits of them.
+        await settle(context);
+        const sent = await context.http.get(feedPath(before, 'limit=1000')).expect(200);
         await eventually(
           () => Promise.resolve(received.length),
-          (count) => count === 3,
+          (count) => count === eventsOf(sent).length,
         );
-        expect(received).toHaveLength(3);
+        expect(
+          received.filter(({ body }) => body.includes(`"type":"${AGENTS_CHANGED}"`)),
+        ).toHaveLength(3);
+        // The feed's events are the very bodies the broker delivered, byte for byte, in order.
+        expect(sent.text).toBe(`[${received.map(({ body }) => body).join(',')}]`);
 
         // Its queue is deleted (by an operator, or a policy): what follows reaches nobody.
         await consumer.close();
@@ -281,18 +368,21 @@ describeOnEachDatabase(
         await update({ transaction_id: 2, brokerid: 63 });
 
         // It catches up from the last event it handled.
-        const missed = await eventually(
-          () => readToTheEnd(context, received.at(-1)!.id),
-          ({ events }) => events.length === 3,
-        );
+        await settle(context);
+        const missed = await readToTheEnd(context, received.at(-1)!.id);
         for (const event of missed.events) apply(held, event);
         expect(
-          missed.events.map(({ subject, data }) => [subject, data.brokerid, data.managerid]),
+          serviceEvents(missed.events).map(({ subject, data }) => [
+            subject,
+            data.brokerid,
+            data.managerid,
+          ]),
         ).toEqual([
           ['1', 61, 53],
           ['3', 77, 62],
           ['2', 63, 35],
         ]);
+        expectSplitsAfterChanges(missed.events);
         // What it holds is what the service holds.
         for (const id of [1, 2, 3]) {
           const read = await context.http.get(`/api/Transaction/GetTransaction/${id}`).expect(200);
@@ -304,9 +394,6 @@ describeOnEachDatabase(
             managerid,
           });
         }
-        // The feed's events are the very bodies the broker delivered, byte for byte, in order.
-        const page = await context.http.get(feedPath(before, 'limit=3')).expect(200);
-        expect(page.text).toBe(`[${received.map(({ body }) => body).join(',')}]`);
       } finally {
         await connection.queueDelete({ queue }).catch(() => undefined);
         await connection.exchangeDelete({ exchange }).catch(() => undefined);
@@ -329,11 +416,16 @@ describeOnEachDatabase(
       const oldest = eventsOf(await context.http.get(feedPath(undefined, 'limit=1')).expect(200));
       await update({ transaction_id: 3, brokerid: 81 });
       await update({ transaction_id: 3, brokerid: 82 });
+      await settle(context);
       // Nobody reads: the events still get their positions, and are purged once past retention
-      // but the newest, which a reader holding its id needs.
+      // but the newest, which a reader holding its id needs: the reacting module's splits after
+      // the last change.
       expect(await eventually(outboxRows, (rows) => rows === 1)).toBe(1);
       const [newest] = eventsOf(await context.http.get(FEED).expect(200));
-      expect(newest.data).toMatchObject({ transaction_id: 3, brokerid: 82 });
+      expect(newest).toMatchObject({ type: SPLITS_CHANGED, subject: '3' });
+      expect(newest.data.splits).toContainEqual(
+        expect.objectContaining({ role: 'brokerid', agent_id: 82 }),
+      );
       await context.http.get(feedPath(oldest[0].id)).expect(410);
       // Two purges later, long past its retention, the reader holding the newest id goes on.
       await sleep(3500);
@@ -342,14 +434,23 @@ describeOnEachDatabase(
       const next = eventsOf(
         await context.http.get(feedPath(newest.id, 'timeout=5000')).expect(200),
       );
-      expect(next.map((event) => event.data.brokerid)).toEqual([83]);
-      // Once the event after it is past retention, its id is gone, and the newest stays.
-      await eventually(
-        async () => (await context.http.get(feedPath(newest.id))).status,
-        (status) => status === 410,
+      expect([next[0].type, next[0].data.brokerid]).toEqual([AGENTS_CHANGED, 83]);
+      await settle(context);
+      // Once the event after it is past retention, its id is gone, and the newest stays: the
+      // splits of that change.
+      expect(
+        await eventually(
+          async () => (await context.http.get(feedPath(newest.id))).status,
+          (status) => status === 410,
+        ),
+      ).toBe(410);
+      expect(await eventually(outboxRows, (rows) => rows === 1)).toBe(1);
+      const [last] = eventsOf(await context.http.get(FEED).expect(200));
+      expect(last).toMatchObject({ type: SPLITS_CHANGED, subject: '3' });
+      expect(last.data.splits).toContainEqual(
+        expect.objectContaining({ role: 'brokerid', agent_id: 83 }),
       );
-      await context.http.get(feedPath(next[0].id)).expect(200);
-      expect(await outboxRows()).toBe(1);
+      expect((await context.http.get(feedPath(last.id)).expect(200)).text).toBe('[]');
     });
   },
   FEED_ON,
@@ -390,37 +491,41 @@ describeOnEachDatabase("The event feed's reads", (context) => {
 });
 
 describeOnSqlite('The event feed, off', (context) => {
-  it('answers 404 saying how to turn it on, and the outbox stays off', async () => {
+  // That the feed off leaves the outbox off when nothing else needs it (no broker, no handler) is the
+  // events suite's "writes no outbox row while no broker is set and no module handles events".
+  it('answers 404 saying how to turn it on, though the outbox holds events for the reacting module', async () => {
     await context.running.seed({ requirements: CATALOGUE, transactions: [transactionRecord(1)] });
+    await context.http
+      .post(UPDATE)
+      .send({ transaction_id: 1, financetype: 'Cash', brokerid: 5 })
+      .expect(204);
+    await relayIdle(context.running);
+    const [{ n }] = await context.running.app
+      .get(DataSource)
+      .query<[{ n: number }]>('SELECT COUNT(*) AS n FROM event_outbox');
+    expect(n).toBeGreaterThan(0);
     const off = await context.http.get(FEED).expect(404);
     expect(off.body).toMatchObject({
       type: 'urn:property-sales:problem:event_feed_off',
       Message: expect.stringContaining('EVENTS_FEED=true') as unknown,
     });
-    await context.http
-      .post(UPDATE)
-      .send({ transaction_id: 1, financetype: 'Cash', brokerid: 5 })
-      .expect(204);
-    const [{ n }] = await context.running.app
-      .get(DataSource)
-      .query<[{ n: number }]>('SELECT COUNT(*) AS n FROM event_outbox');
-    expect(n).toBe(0);
   });
 });
 
 describeOnSqlite(
   'The event feed: its query, media types and scope',
   (context) => {
+    /** The seed's DataImported and its recomputation, the change and its splits. */
+    const HELD = 4;
+
     it('reads its query as every query string is read, and refuses what is out of bounds', async () => {
       await context.running.seed({ requirements: CATALOGUE, transactions: [transactionRecord(1)] });
       await context.http
         .post(UPDATE)
         .send({ transaction_id: 1, financetype: 'Cash', brokerid: 5 })
         .expect(204);
-      await eventually(
-        async () => eventsOf(await context.http.get(FEED)).length,
-        (count) => count === 2,
-      );
+      await settle(context);
+      expect(eventsOf(await context.http.get(FEED))).toHaveLength(HELD);
       // Names in any case, the first of repeated names, an empty value as absent.
       expect(eventsOf(await context.http.get(`${FEED}?LIMIT=1&limit=5&lastEventId=`))).toHaveLength(
         1,
@@ -458,7 +563,7 @@ describeOnSqlite(
           accept,
           type: `${written}; charset=utf-8`,
         });
-        expect(JSON.parse(answer.text)).toHaveLength(2);
+        expect(JSON.parse(answer.text)).toHaveLength(HELD);
       }
     });
   },
@@ -499,13 +604,15 @@ describe('The event feed at shutdown', () => {
       LOG_LEVEL: 'warn',
     });
     try {
-      // The demo data's DataImported, once it has its position.
-      const [oldest] = await eventually(
+      // The demo data's DataImported and the reacting module's recomputation after it (one batch),
+      // once they have their positions: nothing commits after them.
+      const events = await eventually(
         async () => (await (await fetch(`${service.baseUrl}${FEED}`)).json()) as FeedEvent[],
-        (events) => events.length > 0,
+        (held) => held.some((event) => event.type === RECOMPUTED),
       );
+      expect(events.map((event) => event.type)).toEqual([DATA_IMPORTED, RECOMPUTED]);
       const started = Date.now();
-      const waiting = fetch(`${service.baseUrl}${feedPath(oldest.id, 'timeout=30000')}`);
+      const waiting = fetch(`${service.baseUrl}${feedPath(events[1].id, 'timeout=30000')}`);
       await sleep(300);
       service.child.kill('SIGTERM');
       const answer = await waiting;

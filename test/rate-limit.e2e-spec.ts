@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { type Server } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -349,6 +350,41 @@ describe('REDIS_URL naming a Redis that does not answer', () => {
     // Once for the outage, not once per request.
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('counted in memory, per instance');
+  });
+});
+
+describe('an instance paused while Redis answers (a long garbage collection, a CPU quota spent)', () => {
+  it('takes its own pause for no stall of Redis: every guess is counted there, and the limit holds', async () => {
+    const limit = 10;
+    const running = await startApp({
+      AUTH_MODE: 'apikey',
+      AUTH_API_KEYS: apiKeysVariable({ valid: VALID_KEY }),
+      AUTH_FAILURE_LIMIT: String(limit),
+      RATE_LIMIT: '0',
+      REDIS_URL,
+      RATE_LIMIT_KEY_PREFIX: keyPrefix(),
+    });
+    // Each request is followed by 80 ms in which this process runs nothing else, as when the
+    // system or the collector pauses it: Redis's answer waits in the socket meanwhile.
+    const server = running.app.getHttpServer() as Server;
+    const pause = () =>
+      setImmediate(() => {
+        const until = performance.now() + 80;
+        while (performance.now() < until);
+      });
+    server.on('request', pause);
+    const statuses: number[] = [];
+    try {
+      for (const guess of GUESSES.slice(0, limit))
+        statuses.push((await running.http.get(REQUIREMENTS).set('X-Api-Key', guess)).status);
+    } finally {
+      server.off('request', pause);
+    }
+
+    expect(statuses).toEqual(Array(limit).fill(401));
+    expectRateLimited(await running.http.get(REQUIREMENTS).set('X-Api-Key', VALID_KEY));
+    const ready = await running.http.get('/health/ready').expect(200);
+    expect(ready.body.details.rateLimit).toEqual({ status: 'up', store: 'redis' });
   });
 });
 

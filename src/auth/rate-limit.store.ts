@@ -353,17 +353,25 @@ export class RateLimitStore implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * While commands are pending, checks every REDIS_STALL_MS that Redis answered one: if it did not,
-   * the circuit opens and every request waiting on Redis counts in memory at once.
+   * the circuit opens and every request waiting on Redis counts in memory at once. The check waits
+   * for what the sockets hold to be read first (setImmediate runs after the event loop's poll for
+   * I/O): a timer past due because this process was paused (a long garbage collection, a CPU quota
+   * spent, a starved machine) would otherwise fire before the answers that came meanwhile were read,
+   * and take this process's pause for Redis's.
    */
   private watchForStall(): void {
     if (this.stallWatch) return;
     const answersBefore = this.answers;
-    this.stallWatch = setTimeout(() => {
-      this.stallWatch = undefined;
-      if (this.pending === 0) return;
-      if (this.answers !== answersBefore) this.watchForStall();
-      else if (!this.open) this.redisFailed(new Error(`no answer within ${REDIS_STALL_MS} ms`));
-    }, REDIS_STALL_MS).unref();
+    this.stallWatch = setTimeout(
+      () =>
+        setImmediate(() => {
+          this.stallWatch = undefined;
+          if (this.pending === 0) return;
+          if (this.answers !== answersBefore) this.watchForStall();
+          else if (!this.open) this.redisFailed(new Error(`no answer within ${REDIS_STALL_MS} ms`));
+        }).unref(),
+      REDIS_STALL_MS,
+    ).unref();
   }
 
   /** One PING: the circuit closes when it is answered, else the next probe is due. */

@@ -87,14 +87,18 @@ export class RunningApp {
 }
 
 /**
- * Resolves once every consumer of the running service's outbox has taken every committed event (the
- * reacting module's handlers included) and no batched reaction runs: what a suite that counts a
- * request's work waits for first.
+ * Resolves once every consumer of the service's outbox has taken every committed event (the reacting
+ * module's handlers included) and no batched reaction runs: what a suite that counts or times a
+ * request's work waits for first. `service`: one in this process (RunningApp) or a spawned one
+ * (ServiceProcess), its /metrics on its own port.
  */
-export async function relayIdle(running: RunningApp, timeoutMs = 10_000): Promise<void> {
+export async function relayIdle(
+  service: { readonly baseUrl: string },
+  timeoutMs = 10_000,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const metrics = (await running.http.get('/metrics').expect(200)).text;
+    const metrics = (await request(service.baseUrl).get('/metrics').expect(200)).text;
     const busy = [
       ...metrics.matchAll(/^(?:events_pending|event_reactions_running)\{[^}]*\} (\d+)$/gm),
     ].filter(([, value]) => value !== '0');
