@@ -13,6 +13,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { RequirementModule } from './requirement';
 import { TracingModule } from './tracing/tracing.module';
 import { TransactionModule } from './transaction';
+import { WebhookModule } from './webhook';
 import { WireModule } from './wire';
 
 /** The service's feature modules: each a folder of src with its door, mounted on the shared ones. */
@@ -21,6 +22,7 @@ export const FEATURE_MODULES = [
   RequirementModule,
   TransactionModule,
   EventFeedModule,
+  WebhookModule,
 ] as const;
 
 @Module({})

@@ -63,6 +63,25 @@ export interface AppConfig {
   /** Longest a request waits on the database before it is answered 503. */
   readonly databaseTimeoutMs: number;
   readonly events: EventsConfig;
+  readonly webhooks: WebhooksConfig;
+}
+
+/** Webhooks: the committed events POSTed to the subscribers' HTTPS endpoints, signed. */
+export interface WebhooksConfig {
+  /** Whether the webhook routes are served and deliveries run (WEBHOOKS). */
+  readonly on: boolean;
+  /** Whether a subscription may name an http:// URL; https:// only otherwise. */
+  readonly allowHttp: boolean;
+  /** Whether a URL may name (or resolve to) a loopback, private or link-local address. */
+  readonly allowPrivateNetworks: boolean;
+  /** How long one delivery may take, connection to answer, before it counts as a time-out. */
+  readonly timeoutMs: number;
+  /** How long a subscription may fail without a break before it is disabled. */
+  readonly disableAfterMs: number;
+  /** How long a rotated-out secret keeps signing beside the new one. */
+  readonly secretGraceMs: number;
+  /** The unit of the retry schedule: 1000 gives 5 s, 5 min, 30 min… after the first retry. */
+  readonly retryBaseMs: number;
 }
 
 /** Integration events: the outbox, and the broker its relay publishes to. */
@@ -627,6 +646,18 @@ function readEvents(reader: EnvironmentReader, env: Environment, port: number): 
   };
 }
 
+function readWebhooks(reader: EnvironmentReader): WebhooksConfig {
+  return {
+    on: reader.flag('WEBHOOKS', false),
+    allowHttp: reader.flag('WEBHOOKS_ALLOW_HTTP', false),
+    allowPrivateNetworks: reader.flag('WEBHOOKS_ALLOW_PRIVATE_NETWORKS', false),
+    timeoutMs: reader.integer('WEBHOOKS_TIMEOUT_MS', 10_000, 100, 60_000),
+    disableAfterMs: reader.integer('WEBHOOKS_DISABLE_AFTER_MS', 432_000_000, 1000, 31 * 86_400_000),
+    secretGraceMs: reader.integer('WEBHOOKS_SECRET_GRACE_MS', 86_400_000, 0, 31 * 86_400_000),
+    retryBaseMs: reader.integer('WEBHOOKS_RETRY_BASE_MS', 1000, 1, 60_000),
+  };
+}
+
 /**
  * Validates the environment once, at start-up; a bad value stops the service naming the variable.
  * Commands that serve nothing (migrations, import) pass `serving: false`: they need no AUTH_MODE.
@@ -672,6 +703,7 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
     rateLimit: readRateLimit(reader, env, auth),
     databaseTimeoutMs: reader.integer('DATABASE_TIMEOUT_MS', 5000, 100, 120000),
     events: readEvents(reader, env, port),
+    webhooks: readWebhooks(reader),
   };
   if (reader.problems.length > 0) {
     throw new ConfigurationError(reader.problems, [...reader.variables]);

@@ -344,6 +344,48 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     meaning:
       '`true` serves the committed events over HTTP, `GET /api/Events` (scope `events:read`), for consumers that catch up from their last event id or cannot reach the broker: see [Consuming events](consuming-events.md#the-event-feed). On, every write stores its events in the outbox, with or without a broker (what that costs UpdateAgents: [Integration events](integration-events.md)). Off, the route answers 404 saying so. The import command needs it too to write its DataImported event.',
   },
+  {
+    names: ['WEBHOOKS'],
+    default: '`false`',
+    meaning:
+      '`true` serves the webhook subscriptions (`/api/Webhook/…`, scope `webhooks:manage`) and POSTs every committed event a subscription selects to its URL, signed as Standard Webhooks specifies: see [Webhooks](webhooks.md). On, every write stores its events in the outbox. Off, the routes answer 404 saying so and nothing is delivered.',
+  },
+  {
+    names: ['WEBHOOKS_ALLOW_HTTP'],
+    default: '`false`',
+    meaning:
+      '`true` lets a subscription name an `http://` URL (development and tests); otherwise only `https://` is taken (400).',
+  },
+  {
+    names: ['WEBHOOKS_ALLOW_PRIVATE_NETWORKS'],
+    default: '`false`',
+    meaning:
+      '`true` lets a webhook URL name or resolve to a loopback, private, link-local, unique-local, carrier-grade NAT or cloud metadata address (development and tests). Otherwise such a URL is refused 400 when subscribed, and each delivery checks the addresses its name resolves to again, refusing to connect to any such (counted `refused`).',
+  },
+  {
+    names: ['WEBHOOKS_TIMEOUT_MS'],
+    default: '`10000`',
+    meaning:
+      'How long one delivery may take, from connecting to the end of the answer, before it counts as a time-out and is retried (100 to 60000).',
+  },
+  {
+    names: ['WEBHOOKS_DISABLE_AFTER_MS'],
+    default: '`432000000` (5 days)',
+    meaning:
+      'A subscription whose deliveries have failed without a success for this long is disabled (its status `disabled`, a log line, `webhook_subscriptions_disabled`); ResumeWebhook enables it again, from its checkpoint (1000 to 2678400000).',
+  },
+  {
+    names: ['WEBHOOKS_SECRET_GRACE_MS'],
+    default: '`86400000` (a day)',
+    meaning:
+      'After RotateWebhookSecret, how long the previous secret still signs each delivery beside the new one (a second `v1,` signature), so that a subscriber can switch without missing one (0 to 2678400000).',
+  },
+  {
+    names: ['WEBHOOKS_RETRY_BASE_MS'],
+    default: '`1000`',
+    meaning:
+      "The unit of the retry schedule, which is Standard Webhooks' (at once, then 5, 300, 1800, 7200, 18000, 36000 units, then 36000 again; each ±20% at random, never past `WEBHOOKS_DISABLE_AFTER_MS`): 1000 makes it 5 s, 5 min, 30 min, 2 h, 5 h, 10 h. Tests shorten it (1 to 60000).",
+  },
 ];
 
 const TABLE_START = '<!-- configuration-table:start (npm run docs:config writes this table) -->';

@@ -33,6 +33,7 @@ import { type IntegrationEventType, type Publish } from '../events/integration-e
 import { Outbox } from '../events/outbox';
 import { BrokerPublishError, BrokerPublisher } from './broker-publisher';
 import { OutboxStore, type StoredEvent } from './outbox-store';
+import { Wakeup } from './wakeup';
 
 /** The broker's checkpoint. */
 const BROKER = 'broker';
@@ -90,36 +91,6 @@ function batchOf(
   return async (events, manager, publish: Publish) => {
     for (const event of events) await handle(event, manager, publish);
   };
-}
-
-/**
- * Resolves `wait` early, with true, when `wake` is called; a call while nobody waits is kept for the
- * next wait.
- */
-class Wakeup {
-  private pending = false;
-  private resolve?: () => void;
-
-  wake(): void {
-    if (this.resolve) this.resolve();
-    else this.pending = true;
-  }
-
-  wait(ms: number): Promise<boolean> {
-    if (this.pending) {
-      this.pending = false;
-      return Promise.resolve(true);
-    }
-    return new Promise((resolve) => {
-      const done = (woken: boolean) => {
-        clearTimeout(timer);
-        this.resolve = undefined;
-        resolve(woken);
-      };
-      const timer = setTimeout(() => done(false), ms);
-      this.resolve = () => done(true);
-    });
-  }
 }
 
 interface RelayMetrics {
@@ -225,8 +196,10 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    // The feed (EVENTS_FEED) alone needs no consumer here, but its events are purged here too.
-    if (this.consumers.length === 0 && !this.config.events.feed) return;
+    // The feed (EVENTS_FEED) and a module's own consumers (webhooks) need no consumer here, but
+    // their events are purged here too.
+    const purged = this.config.events.feed || this.outbox.purgeHeld;
+    if (this.consumers.length === 0 && !purged) return;
     const readers = this.consumers.filter((consumer) => consumer.readsOutbox);
     const names = readers.map((consumer) => consumer.name);
     await this.unitOfWork.write((manager) => this.store.addCheckpoints(manager, names));
@@ -242,7 +215,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
       this.reactions.onStarted(wake((consumer) => !consumer.readsOutbox)),
     );
     for (const consumer of this.consumers) this.loops.push(this.run(consumer));
-    if (readers.length === 0 && !this.config.events.feed) return;
+    if (readers.length === 0 && !purged) return;
     const { retentionMs } = this.config.events;
     this.purgeTimer = setInterval(
       () => void this.purge(names),
@@ -534,8 +507,13 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
     try {
       let purged: number;
       do {
-        purged = await this.unitOfWork.write((manager) =>
-          this.store.purge(manager, consumers, before, this.config.events.feed),
+        purged = await this.unitOfWork.write(async (manager) =>
+          this.store.purge(
+            manager,
+            [...consumers, ...(await this.outbox.heldCheckpoints(manager))],
+            before,
+            this.config.events.feed,
+          ),
         );
       } while (purged > 0 && !this.stopping);
     } catch (error) {

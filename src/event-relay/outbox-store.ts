@@ -147,6 +147,15 @@ export class OutboxStore {
     return row ? Number(row.position) : undefined;
   }
 
+  /** The consumer's checkpoint, read without a lock; undefined when it has none. */
+  async checkpoint(manager: EntityManager, consumer: string): Promise<number | undefined> {
+    const [row] = await manager.query<Row[]>(
+      `SELECT position FROM ${this.checkpoints} WHERE consumer = ?`,
+      [consumer],
+    );
+    return row ? Number(row.position) : undefined;
+  }
+
   /** Up to `limit` events past `position`, in order. */
   async after(manager: EntityManager, position: number, limit: number): Promise<StoredEvent[]> {
     return storedEvents(

@@ -20,8 +20,13 @@ export function eventsPublishedBy(module: Type): readonly IntegrationEventType[]
 
 /** The events the application's modules publish, in the order they were declared. */
 export function publishedEvents(app: INestApplicationContext): IntegrationEventType[] {
+  return eventsPublishedIn(app.get(ModulesContainer));
+}
+
+/** The events the modules of a container publish, in the order they were declared. */
+export function eventsPublishedIn(modules: ModulesContainer): IntegrationEventType[] {
   const published = new Set<IntegrationEventType>();
-  for (const module of app.get(ModulesContainer).values())
+  for (const module of modules.values())
     for (const type of eventsPublishedBy(module.metatype)) published.add(type);
   return declaredIntegrationEvents().filter((type) => published.has(type));
 }

@@ -38,6 +38,9 @@ export interface PreparedEvent {
   readonly traceparent?: string;
 }
 
+/** The checkpoints (consumer names) a module's consumers of the outbox hold the purge at. */
+export type PurgeHolders = (manager: EntityManager) => Promise<readonly string[]>;
+
 /** The handlers of one kind of event that run inside the publishing change's transaction. */
 type InTransactionHandler = EventHandlerMethod<object>;
 
@@ -46,13 +49,14 @@ type InTransactionHandler = EventHandlerMethod<object>;
  * given its id, heard by the in-transaction handlers of its kind (which may write and publish with the
  * change), and stored in the outbox, so that it exists exactly when its change committed. The outbox
  * is on when something consumes it after commit (a broker, EVENTS_URL; the event feed, EVENTS_FEED;
- * or an after-commit handler); off, it writes nothing and costs nothing. Modules never call it: they
+ * webhooks, WEBHOOKS; or an after-commit handler); off, it writes nothing and costs nothing. Modules never call it: they
  * hand their events to the unit of work they commit with.
  */
 @Injectable()
 export class Outbox {
   private active: boolean;
   private readonly listeners = new Set<(routingKeys: ReadonlySet<string>) => void>();
+  private readonly purgeHolders: PurgeHolders[] = [];
   private readonly inTransaction = new Map<string, InTransactionHandler[]>();
   private readonly insertSql: string;
   /** The INSERT of a managed unit, without its rows' placeholders. */
@@ -65,7 +69,7 @@ export class Outbox {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.active = config.events.url !== undefined || config.events.feed;
+    this.active = config.events.url !== undefined || config.events.feed || config.webhooks.on;
     this.source = config.events.source;
     this.schemaUrl = config.events.schemaUrl;
     const escape = (name: string) => dataSource.driver.escape(name);
@@ -111,6 +115,27 @@ export class Outbox {
       [POSITIONS],
     );
     if (row) this.active = true;
+  }
+
+  /**
+   * Registers consumers of the outbox that are not the relay's (a module's own, such as webhook
+   * subscriptions, whose number changes at run time): the checkpoints `holders` names, read in the
+   * purge's transaction, hold their events back from the purge as the relay's consumers' do.
+   */
+  holdPurge(holders: PurgeHolders): void {
+    this.purgeHolders.push(holders);
+  }
+
+  /** Whether a module holds events back from the purge: then the purge runs. */
+  get purgeHeld(): boolean {
+    return this.purgeHolders.length > 0;
+  }
+
+  /** The checkpoints the modules' consumers hold the purge at, in the purge's transaction. */
+  async heldCheckpoints(manager: EntityManager): Promise<string[]> {
+    const held: string[] = [];
+    for (const holders of this.purgeHolders) held.push(...(await holders(manager)));
+    return held;
   }
 
   /** Registers a handler run inside the transaction of each change that publishes `type`. */

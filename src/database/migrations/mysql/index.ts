@@ -6,6 +6,7 @@ import { ListingIndexes1795600000000 } from './1795600000000-ListingIndexes';
 import { EventOutbox1795712398666 } from './1795712398666-EventOutbox';
 import { EventIdIndex1795874984598 } from './1795874984598-EventIdIndex';
 import { AgentHistoryVersions1795875575502 } from './1795875575502-AgentHistoryVersions';
+import { AddWebhookSubscription1795889068074 } from './1795889068074-AddWebhookSubscription';
 
 /** The production schema, oldest first; applied by `npm run migration:run` or MIGRATIONS_RUN=true. */
 export const MYSQL_MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MYSQL_MIGRATIONS = [
   EventOutbox1795712398666,
   EventIdIndex1795874984598,
   AgentHistoryVersions1795875575502,
+  AddWebhookSubscription1795889068074,
 ];

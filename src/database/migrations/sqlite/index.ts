@@ -6,6 +6,7 @@ import { ListingIndexes1795600000000 } from './1795600000000-ListingIndexes';
 import { EventOutbox1795712384891 } from './1795712384891-EventOutbox';
 import { EventIdIndex1795874974748 } from './1795874974748-EventIdIndex';
 import { AgentHistoryVersions1795875530975 } from './1795875530975-AgentHistoryVersions';
+import { AddWebhookSubscription1795889062027 } from './1795889062027-AddWebhookSubscription';
 
 /** The embedded database's schema, oldest first; the service applies them at every start. */
 export const SQLITE_MIGRATIONS = [
@@ -17,4 +18,5 @@ export const SQLITE_MIGRATIONS = [
   EventOutbox1795712384891,
   EventIdIndex1795874974748,
   AgentHistoryVersions1795875530975,
+  AddWebhookSubscription1795889062027,
 ];

@@ -1,0 +1,114 @@
+import ipaddr from 'ipaddr.js';
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
+
+/** Where a subscription may POST: its schemes, and whether private networks may be reached. */
+export interface TargetRules {
+  readonly allowHttp: boolean;
+  readonly allowPrivateNetworks: boolean;
+}
+
+/** Why a URL is no webhook target; its message says so to the subscriber's owner. */
+export class TargetRefusal extends Error {
+  /** Node's code for a refused connection, which the sender reads as such. */
+  readonly code = 'EWEBHOOKTARGET';
+}
+
+/**
+ * Whether an address is on the public internet: ipaddr.js's `unicast` range only, which leaves out
+ * loopback (127/8, ::1), private (10/8, 172.16/12, 192.168/16), link-local (169.254/16, the cloud
+ * metadata address 169.254.169.254 among them; fe80::/10), unique-local (fc00::/7), carrier-grade
+ * NAT (100.64/10), multicast, broadcast, unspecified and reserved ranges. An IPv4-mapped IPv6
+ * address (::ffff:10.0.0.1) is judged as the IPv4 address it carries.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  return parsed.range() === 'unicast';
+}
+
+/** A URL's host as an address or a name: without IPv6's brackets. */
+const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
+
+/**
+ * The URL, parsed, when its form may be a target: https:// (http:// where allowed), no credentials,
+ * a host; and, when private networks are refused, no private address written as its host.
+ * TargetRefusal otherwise. What a name resolves to is checked by `checkTarget` and `checkedLookup`.
+ */
+export function targetUrl(text: string, rules: TargetRules): URL {
+  if (!URL.canParse(text)) throw new TargetRefusal('The url is not an absolute URL.');
+  const url = new URL(text);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && rules.allowHttp))
+    throw new TargetRefusal(
+      rules.allowHttp
+        ? 'The url must be https:// or http://.'
+        : 'The url must be https:// (http:// is taken only where WEBHOOKS_ALLOW_HTTP is set).',
+    );
+  if (url.username !== '' || url.password !== '')
+    throw new TargetRefusal('The url must carry no user name or password.');
+  if (url.hash !== '') throw new TargetRefusal('The url must have no fragment (#…).');
+  const host = hostOf(url);
+  if (!rules.allowPrivateNetworks && isIP(host) !== 0 && !isPublicAddress(host))
+    throw new TargetRefusal(privateAddress(host));
+  return url;
+}
+
+const privateAddress = (address: string) =>
+  `The url's host is, or resolves to, ${address}: a loopback, private, link-local or reserved address, which a webhook may not reach.`;
+
+/** The addresses a name resolves to, every one. */
+function resolveAll(host: string): Promise<LookupAddress[]> {
+  return new Promise((resolve, reject) =>
+    dnsLookup(host, { all: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses),
+    ),
+  );
+}
+
+/**
+ * Checks a URL as a subscription names it: its form, then every address its host resolves to, each
+ * of which must be public (unless private networks are allowed). TargetRefusal otherwise, a name
+ * that does not resolve included. Deliveries check again as they connect (`checkedLookup`): a name
+ * may resolve elsewhere later.
+ */
+export async function checkTarget(text: string, rules: TargetRules): Promise<URL> {
+  const url = targetUrl(text, rules);
+  const host = hostOf(url);
+  if (rules.allowPrivateNetworks || isIP(host) !== 0) return url;
+  let addresses: LookupAddress[];
+  try {
+    addresses = await resolveAll(host);
+  } catch {
+    throw new TargetRefusal(`The url's host ${host} does not resolve.`);
+  }
+  const refused = addresses.find(({ address }) => !isPublicAddress(address));
+  if (refused) throw new TargetRefusal(privateAddress(refused.address));
+  return url;
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * A `lookup` for the HTTP client's connections: resolves as Node.js does, and fails the connection
+ * (TargetRefusal) when any address is not public, so that a name that now resolves to a private
+ * address is never connected to. IP literals are not looked up: `targetUrl` checks them.
+ */
+export function checkedLookup(
+  hostname: string,
+  options: LookupOptions,
+  callback: LookupCallback,
+): void {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    const refused = addresses.find(({ address }) => !isPublicAddress(address));
+    if (refused) return callback(new TargetRefusal(privateAddress(refused.address)), []);
+    if (options.all) return callback(null, addresses);
+    callback(null, addresses[0].address, addresses[0].family);
+  });
+}
