@@ -1,0 +1,391 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Webhook } from 'standardwebhooks';
+import { DataSource } from 'typeorm';
+import { version } from '../package.json';
+import { CATALOGUE, transactionRecord } from './support/fixtures';
+import { expectProblem } from './support/http-assertions';
+import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
+import { type DeliveredEvent, until, WebhookReceiver } from './support/webhook-receiver';
+
+/**
+ * Webhooks (WEBHOOKS=true) as partners receive them: real receivers on loopback ports, every
+ * delivery verified with the standardwebhooks package as a partner verifies it; every acknowledged
+ * UpdateAgents delivered once per webhook-id to each subscriber, in commit order per transaction; a
+ * failing subscriber holding up nobody and getting everything once it answers; pause, resume,
+ * rotation, disabling and the address checks; the subscriptions' API and its refusals.
+ */
+
+const BASE = '/api/Webhook';
+const UPDATE = '/api/Transaction/UpdateAgents';
+const AGENTS_CHANGED = 'property-sales.transaction.agents-changed';
+/** Loopback receivers over http://; retries 10 ms, 600 ms, 3.6 s… apart; other commits seen soon. */
+const WEBHOOKS_ON = {
+  WEBHOOKS: 'true',
+  WEBHOOKS_ALLOW_HTTP: 'true',
+  WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+  WEBHOOKS_RETRY_BASE_MS: '2',
+  WEBHOOKS_TIMEOUT_MS: '2000',
+  EVENTS_POLL_MS: '50',
+};
+const TRANSACTIONS = [1, 2, 3];
+
+interface Subscription {
+  readonly id: string;
+  readonly secret: string;
+  readonly status: string;
+  readonly [member: string]: unknown;
+}
+
+async function subscribe(
+  context: SuiteContext,
+  body: Record<string, unknown>,
+): Promise<Subscription> {
+  const response = await context.http.post(`${BASE}/CreateWebhook`).send(body).expect(201);
+  return response.body as Subscription;
+}
+
+/**
+ * The agents-changed events of the outbox, in position order (the order the broker gets them) once
+ * every one has its position.
+ */
+async function agentsChangedIds(context: SuiteContext): Promise<string[]> {
+  for (;;) {
+    const rows = await context.running.app
+      .get(DataSource)
+      .query<{ event_id: string; position: string | null }[]>(
+        'SELECT event_id, position FROM event_outbox WHERE routing_key = ? ORDER BY position',
+        ['transaction.agents-changed'],
+      );
+    if (rows.every(({ position }) => position !== null))
+      return rows.map(({ event_id }) => event_id);
+    await sleep(25);
+  }
+}
+
+/** UpdateAgents `rounds` times on each transaction, each with a new broker id; the ids in order. */
+async function changeAgents(context: SuiteContext, rounds: number, from = 100): Promise<void> {
+  for (let round = 0; round < rounds; round++)
+    for (const transaction of TRANSACTIONS)
+      await context.http
+        .post(UPDATE)
+        .send({ transaction_id: transaction, financetype: 'Cash', brokerid: from + round })
+        .expect(204);
+}
+
+/** The broker ids each transaction's acknowledged AgentsChanged carried, in delivery order. */
+function brokersByTransaction(events: readonly DeliveredEvent[]): Record<string, unknown[]> {
+  const byTransaction: Record<string, unknown[]> = {};
+  for (const event of events.filter(({ type }) => type === AGENTS_CHANGED))
+    (byTransaction[event.subject!] ??= []).push(event.data.brokerid);
+  return byTransaction;
+}
+
+const metricsOf = async (context: SuiteContext) =>
+  (await context.http.get('/metrics').expect(200)).text;
+
+describeOnEachDatabase(
+  'webhooks',
+  (context) => {
+    const receivers: WebhookReceiver[] = [];
+    const receiver = async () => {
+      const started = await WebhookReceiver.start();
+      receivers.push(started);
+      return started;
+    };
+
+    beforeAll(async () => {
+      await context.running.seed({
+        requirements: CATALOGUE,
+        transactions: TRANSACTIONS.map((id) => transactionRecord(id)),
+      });
+    });
+    afterAll(async () => {
+      await Promise.all(receivers.map((started) => started.close()));
+    });
+
+    it('delivers every acknowledged UpdateAgents once per webhook-id to each subscriber, signed, in commit order per transaction', async () => {
+      const all = await receiver();
+      const agents = await receiver();
+      const everything = await subscribe(context, { url: all.url, description: 'every event' });
+      const selective = await subscribe(context, { url: agents.url, types: [AGENTS_CHANGED] });
+      expect(everything.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      const before = new Set(await agentsChangedIds(context));
+      await changeAgents(context, 4);
+      const committed = (await agentsChangedIds(context)).filter((id) => !before.has(id));
+      expect(committed).toHaveLength(4 * TRANSACTIONS.length);
+      const has = (events: readonly DeliveredEvent[]) => {
+        const ids = new Set(events.map(({ id }) => id));
+        return committed.every((id) => ids.has(id));
+      };
+      await until(() => has(all.verified(everything.secret)), 'every event at the first receiver');
+      await until(() => has(agents.verified(selective.secret)), 'the AgentsChanged at the second');
+
+      for (const [events, deliveries] of [
+        [all.verified(everything.secret), all.acknowledged],
+        [agents.verified(selective.secret), agents.acknowledged],
+      ] as const) {
+        const ids = events.map(({ id }) => id);
+        // Once per webhook-id, which is the CloudEvents id.
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(deliveries.map(({ headers }) => headers['webhook-id'])).toEqual(ids);
+        // In commit order per transaction: each broker id after the one before.
+        expect(brokersByTransaction(events)).toEqual({
+          1: [100, 101, 102, 103],
+          2: [100, 101, 102, 103],
+          3: [100, 101, 102, 103],
+        });
+        for (const { headers } of deliveries) {
+          expect(headers['content-type']).toBe('application/cloudevents+json; charset=utf-8');
+          expect(headers['user-agent']).toBe(`property-sales-webhooks/${version}`);
+          expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+        }
+      }
+      // The selective one gets its type alone; the other gets the reacting module's events too.
+      expect(agents.verified(selective.secret).every(({ type }) => type === AGENTS_CHANGED)).toBe(
+        true,
+      );
+      expect(all.verified(everything.secret).some(({ type }) => type !== AGENTS_CHANGED)).toBe(
+        true,
+      );
+      // A signature made with another secret does not verify.
+      const [first] = agents.acknowledged;
+      expect(() =>
+        new Webhook(everything.secret).verify(first.body, first.headers as Record<string, string>),
+      ).toThrow();
+      // Its read says how far it came, and never shows the secret.
+      const read = await context.http.get(`${BASE}/GetWebhook/${selective.id}`).expect(200);
+      expect(read.body).toEqual({
+        id: selective.id,
+        url: agents.url,
+        types: [AGENTS_CHANGED],
+        description: null,
+        status: 'active',
+        disabled_reason: null,
+        created_at: selective.created_at,
+        updated_at: selective.updated_at,
+        last_delivered_event_id: committed.at(-1),
+        failing_since: null,
+      });
+      const metrics = await metricsOf(context);
+      expect(metrics).toMatch(/^webhook_deliveries_total\{result="delivered"\} \d+$/m);
+      expect(metrics).toContain(`webhook_pending_events{subscription="${selective.id}"} 0`);
+      await context.http.delete(`${BASE}/DeleteWebhook/${everything.id}`).expect(204);
+      await context.http.delete(`${BASE}/DeleteWebhook/${selective.id}`).expect(204);
+    });
+
+    it('holds up nobody with a subscriber answering 500 for a while, which gets everything afterwards', async () => {
+      const failing = await receiver();
+      const healthy = await receiver();
+      const failUntil = Date.now() + 1500;
+      failing.answer = () => (Date.now() < failUntil ? 500 : 204);
+      const bad = await subscribe(context, { url: failing.url, types: [AGENTS_CHANGED] });
+      const good = await subscribe(context, { url: healthy.url, types: [AGENTS_CHANGED] });
+      const before = new Set(await agentsChangedIds(context));
+      await changeAgents(context, 2, 200);
+      const committed = (await agentsChangedIds(context)).filter((id) => !before.has(id));
+      // The healthy one has everything while the other still fails.
+      await until(
+        () => healthy.verified(good.secret).length === committed.length,
+        'the healthy receiver',
+      );
+      expect(Date.now()).toBeLessThan(failUntil);
+      const failingRead = await context.http.get(`${BASE}/GetWebhook/${bad.id}`).expect(200);
+      expect(failingRead.body).toMatchObject({
+        status: 'active',
+        failing_since: expect.any(String),
+      });
+      expect(failing.deliveries.some(({ status }) => status === 500)).toBe(true);
+      // Every event the failing one was sent first is sent again until acknowledged.
+      await until(
+        () => failing.verified(bad.secret).length === committed.length,
+        'the failing receiver, once it answers',
+      );
+      const events = failing.verified(bad.secret);
+      expect(events.map(({ id }) => id)).toEqual(committed);
+      expect(brokersByTransaction(events)).toEqual({ 1: [200, 201], 2: [200, 201], 3: [200, 201] });
+      const retried = failing.deliveries.filter(({ status }) => status === 500);
+      expect(new Set(retried.map(({ headers }) => headers['webhook-id']))).toEqual(
+        new Set([committed[0]]),
+      );
+      const recovered = await context.http.get(`${BASE}/GetWebhook/${bad.id}`).expect(200);
+      expect(recovered.body).toMatchObject({ status: 'active', failing_since: null });
+      expect(await metricsOf(context)).toMatch(
+        /^webhook_deliveries_total\{result="failed"\} \d+$/m,
+      );
+      await context.http.delete(`${BASE}/DeleteWebhook/${bad.id}`).expect(204);
+      await context.http.delete(`${BASE}/DeleteWebhook/${good.id}`).expect(204);
+    });
+
+    it('delivers nothing while paused, and what was missed once resumed', async () => {
+      const target = await receiver();
+      const subscription = await subscribe(context, { url: target.url, types: [AGENTS_CHANGED] });
+      const paused = await context.http.post(`${BASE}/PauseWebhook/${subscription.id}`).expect(200);
+      expect(paused.body).toMatchObject({ status: 'paused' });
+      await changeAgents(context, 1, 300);
+      await sleep(500);
+      expect(target.deliveries).toEqual([]);
+      expect(await metricsOf(context)).toContain(
+        `webhook_pending_events{subscription="${subscription.id}"} 3`,
+      );
+      const resumed = await context.http
+        .post(`${BASE}/ResumeWebhook/${subscription.id}`)
+        .expect(200);
+      expect(resumed.body).toMatchObject({ status: 'active' });
+      await until(() => target.verified(subscription.secret).length === 3, 'the missed events');
+      expect(brokersByTransaction(target.verified(subscription.secret))).toEqual({
+        1: [300],
+        2: [300],
+        3: [300],
+      });
+      await context.http.delete(`${BASE}/DeleteWebhook/${subscription.id}`).expect(204);
+    });
+
+    it('signs with both secrets during the grace period after a rotation', async () => {
+      const target = await receiver();
+      const subscription = await subscribe(context, { url: target.url, types: [AGENTS_CHANGED] });
+      const rotated = (
+        await context.http.post(`${BASE}/RotateWebhookSecret/${subscription.id}`).expect(200)
+      ).body as Subscription;
+      expect(rotated.secret).toMatch(/^whsec_/);
+      expect(rotated.secret).not.toBe(subscription.secret);
+      await changeAgents(context, 1, 400);
+      await until(() => target.acknowledged.length === 3, 'three deliveries');
+      for (const { headers } of target.acknowledged)
+        expect(String(headers['webhook-signature']).split(' ')).toHaveLength(2);
+      // Verified with either secret, as the package reads several signatures.
+      expect(target.verified(subscription.secret)).toEqual(target.verified(rotated.secret));
+      await context.http.delete(`${BASE}/DeleteWebhook/${subscription.id}`).expect(204);
+    });
+
+    it('manages subscriptions: reads, lists, updates, deletes, and answers 404 and 400 in the error format', async () => {
+      const target = await receiver();
+      const created = await context.http
+        .post(`${BASE}/CreateWebhook`)
+        .send({ url: target.url, description: 'CRM' })
+        .expect(201);
+      const subscription = created.body as Subscription;
+      expect(created.headers.location).toBe(`/api/Webhook/GetWebhook/${subscription.id}`);
+      expect(subscription).toMatchObject({ types: [], description: 'CRM', status: 'active' });
+      const listed = await context.http.get(`${BASE}/ListWebhooks`).expect(200);
+      expect(listed.body).toContainEqual(
+        expect.not.objectContaining({ secret: expect.anything() }) as unknown,
+      );
+      expect((listed.body as Subscription[]).map(({ id }) => id)).toContain(subscription.id);
+      const updated = await context.http
+        .post(`${BASE}/UpdateWebhook/${subscription.id}`)
+        .send({ types: [AGENTS_CHANGED], description: null })
+        .expect(200);
+      expect(updated.body).toMatchObject({
+        url: target.url,
+        types: [AGENTS_CHANGED],
+        description: null,
+      });
+      expect(updated.body).not.toHaveProperty('secret');
+      // XML and form posts as every route takes them.
+      await context.http
+        .post(`${BASE}/UpdateWebhook/${subscription.id}`)
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send(`description=from+a+form&types=${AGENTS_CHANGED}`)
+        .expect(200)
+        .expect(({ body }) =>
+          expect(body).toMatchObject({ description: 'from a form', types: [AGENTS_CHANGED] }),
+        );
+      await context.http
+        .post(`${BASE}/UpdateWebhook/${subscription.id}`)
+        .set('Content-Type', 'application/xml')
+        .send('<UpdateWebhookDto><description>from XML</description></UpdateWebhookDto>')
+        .expect(200)
+        .expect(({ body }) => expect(body).toMatchObject({ description: 'from XML' }));
+
+      const unknown = randomUUID();
+      for (const [method, path] of [
+        ['get', `GetWebhook/${unknown}`],
+        ['get', 'GetWebhook/not-an-id'],
+        ['post', `UpdateWebhook/${unknown}`],
+        ['post', `RotateWebhookSecret/${unknown}`],
+        ['post', `PauseWebhook/${unknown}`],
+        ['post', `ResumeWebhook/${unknown}`],
+        ['delete', `DeleteWebhook/${unknown}`],
+      ] as const)
+        expect(
+          expectProblem(await context.http[method](`${BASE}/${path}`).send({}), 404).type,
+        ).toBe('urn:property-sales:problem:webhook_not_found');
+
+      for (const body of [
+        {},
+        { url: 42 },
+        { url: target.url, types: ['property-sales.no.such-event'] },
+        { url: target.url, types: 'x'.repeat(300) },
+        { url: 'ftp://example.com/hooks' },
+        { url: 'not a url' },
+      ]) {
+        const refused = await context.http.post(`${BASE}/CreateWebhook`).send(body);
+        expectProblem(refused, 400);
+      }
+      const count = (await context.http.get(`${BASE}/ListWebhooks`).expect(200)).body as unknown[];
+      await context.http.delete(`${BASE}/DeleteWebhook/${subscription.id}`).expect(204);
+      await context.http.get(`${BASE}/GetWebhook/${subscription.id}`).expect(404);
+      const after = (await context.http.get(`${BASE}/ListWebhooks`).expect(200)).body as unknown[];
+      expect(after).toHaveLength(count.length - 1);
+    });
+
+    it('disables a subscription failing WEBHOOKS_DISABLE_AFTER_MS, says so, and resumes it from its checkpoint', async () => {
+      await context.restart({ WEBHOOKS_DISABLE_AFTER_MS: '1000' });
+      const target = await receiver();
+      target.answer = () => 503;
+      const subscription = await subscribe(context, { url: target.url, types: [AGENTS_CHANGED] });
+      await changeAgents(context, 1, 500);
+      await until(() => target.deliveries.length > 0, 'a first attempt');
+      let read: Subscription | undefined;
+      await until(async () => {
+        read = (await context.http.get(`${BASE}/GetWebhook/${subscription.id}`).expect(200))
+          .body as Subscription;
+        return read.status === 'disabled';
+      }, 'the subscription disabled');
+      expect(read).toMatchObject({
+        status: 'disabled',
+        disabled_reason: expect.stringMatching(/failed: answered 503/) as unknown,
+      });
+      expect(String(read!.disabled_reason).length).toBeLessThanOrEqual(500);
+      expect(await metricsOf(context)).toMatch(/^webhook_subscriptions_disabled 1$/m);
+      const attempts = target.deliveries.length;
+      await sleep(300);
+      expect(target.deliveries).toHaveLength(attempts);
+      target.answer = () => 204;
+      await context.http.post(`${BASE}/ResumeWebhook/${subscription.id}`).expect(200);
+      await until(
+        () => target.verified(subscription.secret).length === 3,
+        'the resumed deliveries',
+      );
+      const resumed = await context.http.get(`${BASE}/GetWebhook/${subscription.id}`).expect(200);
+      expect(resumed.body).toMatchObject({
+        status: 'active',
+        failing_since: null,
+        disabled_reason: null,
+      });
+      expect(await metricsOf(context)).toMatch(/^webhook_subscriptions_disabled 0$/m);
+      await context.http.delete(`${BASE}/DeleteWebhook/${subscription.id}`).expect(204);
+    });
+
+    it('refuses at every delivery a target that became private, without connecting', async () => {
+      const target = await receiver();
+      const subscription = await subscribe(context, { url: target.url, types: [AGENTS_CHANGED] });
+      await context.restart({ WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'false' });
+      await changeAgents(context, 1, 600);
+      await until(
+        async () =>
+          /^webhook_deliveries_total\{result="refused"\} [1-9]/m.test(await metricsOf(context)),
+        'a refused delivery',
+      );
+      expect(target.deliveries).toEqual([]);
+      await context.restart();
+      await until(
+        () => target.verified(subscription.secret).length === 3,
+        'the deliveries once allowed',
+      );
+      await context.http.delete(`${BASE}/DeleteWebhook/${subscription.id}`).expect(204);
+    });
+  },
+  WEBHOOKS_ON,
+);
