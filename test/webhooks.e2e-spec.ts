@@ -3,9 +3,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { version } from '../package.json';
+import { apiKeyEntry } from './support/auth-credentials';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { expectProblem } from './support/http-assertions';
-import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
+import { describeOnEachDatabase, describeOnSqlite, type SuiteContext } from './support/test-app';
 import { type DeliveredEvent, until, WebhookReceiver } from './support/webhook-receiver';
 
 /**
@@ -389,3 +390,92 @@ describeOnEachDatabase(
   },
   WEBHOOKS_ON,
 );
+
+/** A key granted webhooks:manage, and one granted every other scope but not it. */
+const MANAGER = 'webhook-manager-5c2e81f09a7d4b36';
+const READER = 'webhook-reader-91d0c4a7e35b28f6';
+
+describeOnSqlite(
+  'webhooks as production configures them (https:// only, no private networks)',
+  (context) => {
+    it('refuses http:// and every URL whose host is or resolves to a private address, storing nothing', async () => {
+      for (const url of [
+        'http://hooks.example.com/in',
+        'https://127.0.0.1/in',
+        'https://127.1.2.3:8443/in',
+        'https://localhost/in',
+        'https://[::1]/in',
+        'https://10.0.0.7/in',
+        'https://172.20.1.1/in',
+        'https://192.168.0.10/in',
+        'https://169.254.169.254/latest/meta-data/',
+        'https://100.64.0.1/in',
+        'https://[fc00::1]/in',
+        'https://[fe80::1]/in',
+        'https://[::ffff:10.0.0.1]/in',
+        'https://0.0.0.0/in',
+      ]) {
+        const refused = await context.http
+          .post(`${BASE}/CreateWebhook`)
+          .set('X-Api-Key', MANAGER)
+          .send({ url });
+        const body = expectProblem(refused, 400);
+        expect({ url, state: body.ModelState }).toEqual({
+          url,
+          state: { 'createWebhookDto.url': [expect.any(String)] },
+        });
+      }
+      const listed = await context.http
+        .get(`${BASE}/ListWebhooks`)
+        .set('X-Api-Key', MANAGER)
+        .expect(200);
+      expect(listed.body).toEqual([]);
+    });
+
+    it('answers 403 without webhooks:manage, on every route', async () => {
+      const id = randomUUID();
+      for (const [method, path] of [
+        ['post', 'CreateWebhook'],
+        ['get', `GetWebhook/${id}`],
+        ['get', 'ListWebhooks'],
+        ['post', `UpdateWebhook/${id}`],
+        ['post', `RotateWebhookSecret/${id}`],
+        ['post', `PauseWebhook/${id}`],
+        ['post', `ResumeWebhook/${id}`],
+        ['delete', `DeleteWebhook/${id}`],
+      ] as const) {
+        const refused = await context.http[method](`${BASE}/${path}`)
+          .set('X-Api-Key', READER)
+          .send({ url: 'https://hooks.example.com/in' });
+        expect({ path, status: refused.status }).toEqual({ path, status: 403 });
+        expect(refused.headers['www-authenticate']).toContain('scope="webhooks:manage"');
+      }
+    });
+  },
+  {
+    WEBHOOKS: 'true',
+    AUTH_MODE: 'apikey',
+    AUTH_API_KEYS: [
+      apiKeyEntry('manager', MANAGER, ['webhooks:manage']),
+      apiKeyEntry('reader', READER, ['transactions:read', 'transactions:write', 'events:read']),
+    ].join(','),
+  },
+);
+
+describeOnSqlite('webhooks off (WEBHOOKS unset)', (context) => {
+  it('answers 404 on every route, saying so, and delivers nothing', async () => {
+    for (const [method, path] of [
+      ['post', 'CreateWebhook'],
+      ['get', 'ListWebhooks'],
+      ['get', `GetWebhook/${randomUUID()}`],
+      ['delete', `DeleteWebhook/${randomUUID()}`],
+    ] as const) {
+      const body = expectProblem(
+        await context.http[method](`${BASE}/${path}`).send({ url: 'https://hooks.example.com/' }),
+        404,
+      );
+      expect(body.type).toBe('urn:property-sales:problem:webhooks_off');
+    }
+    expect(await metricsOf(context)).not.toContain('webhook_');
+  });
+});
