@@ -330,10 +330,12 @@ describe('the OpenAPI document', () => {
         ] as Json[];
         for (const { content, request } of bodies) {
           for (const [mediaType, media] of Object.entries((content ?? {}) as Json)) {
-            const examples = media.examples
-              ? Object.values(media.examples as Json).map(({ value }: Json) => value as unknown)
-              : [media.example as unknown];
-            for (const example of examples) {
+            const examplesOf = (shown: Json) =>
+              shown.examples
+                ? Object.values(shown.examples as Json).map(({ value }: Json) => value as unknown)
+                : [shown.example as unknown];
+            const examples = examplesOf(media);
+            for (const [index, example] of examples.entries()) {
               const where = `${path} ${mediaType}`;
               if (example === undefined) continue;
               checked += 1;
@@ -348,7 +350,8 @@ describe('the OpenAPI document', () => {
               }
               // An XML example is the JSON one's record, written in XML, and the XML reader reads it.
               // A request example names only some members: it is read as the JSON one is.
-              const twin = content[mediaType.replace('xml', 'json')].example as unknown;
+              // Several errors of one status are shown as several examples, in the same order.
+              const twin = examplesOf(content[mediaType.replace('xml', 'json')])[index];
               const schema = (media.schema.items ?? media.schema) as Json;
               const model = modelOf(schema.$ref as string);
               if (!model) {

@@ -10,7 +10,15 @@ import {
   Post,
   Res,
 } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiExtraModels,
+  ApiOperation,
+  ApiParam,
+  ApiResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { type Response } from 'express';
 import { AuthenticationError } from '../auth/authenticator';
 import { RateLimitedError } from '../auth/rate-limit.guard';
@@ -52,11 +60,14 @@ const WITH_SECRET_EXAMPLE: WebhookWithSecretDto = {
 
 const ID = ApiParam({ name: 'id', format: 'uuid', example: EXAMPLE_ID });
 
-/** A plain DTO's body, read from JSON, XML and form posts as every route's is. */
-const RequestBody = (type: new () => object, description: string, example: object) =>
+/**
+ * A plain DTO's body, read from JSON, XML and form posts as every route's is; its example is its
+ * members' (the wire layer writes a whole example in each format for wire models alone).
+ */
+const RequestBody = (type: new () => object, description: string) =>
   applyDecorators(
     ApiConsumes(...JSON_MEDIA_TYPES, ...XML_MEDIA_TYPES, FORM_MEDIA_TYPE),
-    ApiBody({ type, description, required: true, examples: { example: { value: example } } }),
+    ApiBody({ type, description, required: true }),
   );
 
 /** A JSON answer with its example. */
@@ -67,7 +78,7 @@ const Answer = (status: number, type: new () => object, description: string, exa
     content: Object.fromEntries(
       JSON_MEDIA_TYPES.map((mediaType) => [
         mediaType,
-        { schema: { $ref: `#/components/schemas/${type.name}` }, example },
+        { schema: { $ref: getSchemaPath(type) }, example },
       ]),
     ),
   });
@@ -90,6 +101,7 @@ const onlyWhenOn = (text: string) =>
     'CloudEvent the broker gets, signed as Standard Webhooks specifies, in outbox order, until ' +
     'acknowledged (2xx).',
 )
+@ApiExtraModels(WebhookSubscriptionDto, WebhookWithSecretDto)
 @Controller('Webhook')
 export class WebhookController {
   constructor(
@@ -108,11 +120,7 @@ export class WebhookController {
         'GetWebhook address. It hears of every event committed from now on that its types select.',
     ),
   })
-  @RequestBody(CreateWebhookDto, 'The subscription.', {
-    url: SUBSCRIPTION_EXAMPLE.url,
-    types: SUBSCRIPTION_EXAMPLE.types,
-    description: SUBSCRIPTION_EXAMPLE.description,
-  })
+  @RequestBody(CreateWebhookDto, 'The subscription.')
   @Answer(201, WebhookWithSecretDto, 'Created, with its secret.', WITH_SECRET_EXAMPLE)
   @ApiResponse({
     status: 201,
@@ -158,7 +166,7 @@ export class WebhookController {
       JSON_MEDIA_TYPES.map((mediaType) => [
         mediaType,
         {
-          schema: { type: 'array', items: { $ref: '#/components/schemas/WebhookSubscriptionDto' } },
+          schema: { type: 'array', items: { $ref: getSchemaPath(WebhookSubscriptionDto) } },
           example: [SUBSCRIPTION_EXAMPLE],
         },
       ]),
@@ -182,9 +190,7 @@ export class WebhookController {
     ),
   })
   @ID
-  @RequestBody(UpdateWebhookDto, 'What changes.', {
-    url: 'https://crm.example.com/hooks/v2/property-sales',
-  })
+  @RequestBody(UpdateWebhookDto, 'What changes.')
   @Answer(200, WebhookSubscriptionDto, 'The subscription as changed.', SUBSCRIPTION_EXAMPLE)
   @RequiresScope(WEBHOOKS_MANAGE)
   @WireErrors(400, 413, 415, ...ERRORS, WebhookNotFoundError, CommitOutcomeUnknownError)
@@ -210,7 +216,7 @@ export class WebhookController {
   @ID
   @Answer(200, WebhookWithSecretDto, 'The subscription, with its new secret.', WITH_SECRET_EXAMPLE)
   @RequiresScope(WEBHOOKS_MANAGE)
-  @WireErrors(...ERRORS, WebhookNotFoundError, CommitOutcomeUnknownError)
+  @WireErrors(413, 415, ...ERRORS, WebhookNotFoundError, CommitOutcomeUnknownError)
   async rotateSecret(@Param('id') id: string): Promise<WebhookWithSecretDto> {
     this.checkOn();
     return WebhookWithSecretDto.withSecret(await this.webhooks.rotateSecret(id));
@@ -232,7 +238,7 @@ export class WebhookController {
     status: 'paused',
   })
   @RequiresScope(WEBHOOKS_MANAGE)
-  @WireErrors(...ERRORS, WebhookNotFoundError, CommitOutcomeUnknownError)
+  @WireErrors(413, 415, ...ERRORS, WebhookNotFoundError, CommitOutcomeUnknownError)
   async pause(@Param('id') id: string): Promise<WebhookSubscriptionDto> {
     this.checkOn();
     return WebhookSubscriptionDto.of(await this.webhooks.pause(id));
@@ -251,7 +257,7 @@ export class WebhookController {
   @ID
   @Answer(200, WebhookSubscriptionDto, 'The subscription, active.', SUBSCRIPTION_EXAMPLE)
   @RequiresScope(WEBHOOKS_MANAGE)
-  @WireErrors(...ERRORS, WebhookNotFoundError, CommitOutcomeUnknownError)
+  @WireErrors(413, 415, ...ERRORS, WebhookNotFoundError, CommitOutcomeUnknownError)
   async resume(@Param('id') id: string): Promise<WebhookSubscriptionDto> {
     this.checkOn();
     return WebhookSubscriptionDto.of(await this.webhooks.resume(id));

@@ -48,7 +48,9 @@ export class CreateWebhookDto {
   types?: string[];
 
   @ApiPropertyOptional({
-    description: "What the subscription is for, for its owner's records.",
+    description: "What the subscription is for, for its owner's records; null clears it.",
+    type: String,
+    nullable: true,
     maxLength: DESCRIPTION_MAX_LENGTH,
     example: 'CRM: agent changes',
   })
