@@ -1,12 +1,22 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { version } from '../package.json';
 import { apiKeyEntry } from './support/auth-credentials';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { expectProblem } from './support/http-assertions';
-import { describeOnEachDatabase, describeOnSqlite, type SuiteContext } from './support/test-app';
+import { ServiceProcess, startOnNewSqlite, TemporaryDirectories } from './support/processes';
+import {
+  describeOnEachDatabase,
+  describeOnMariaDb,
+  describeOnSqlite,
+  RunningApp,
+  type SuiteContext,
+} from './support/test-app';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { type DeliveredEvent, until, WebhookReceiver } from './support/webhook-receiver';
 
 /**
@@ -477,5 +487,117 @@ describeOnSqlite('webhooks off (WEBHOOKS unset)', (context) => {
       expect(body.type).toBe('urn:property-sales:problem:webhooks_off');
     }
     expect(await metricsOf(context)).not.toContain('webhook_');
+  });
+});
+
+describe('webhooks in a service killed with SIGKILL mid-delivery', () => {
+  const directories = new TemporaryDirectories('webhooks');
+  const services: ServiceProcess[] = [];
+  let target: WebhookReceiver;
+
+  beforeAll(async () => {
+    target = await WebhookReceiver.start();
+  });
+  afterAll(async () => {
+    await Promise.all(services.map((service) => service.stop()));
+    await target.close();
+    await directories.removeAll();
+  });
+
+  it('delivers after the restart the event whose delivery the kill cut, under the same webhook-id', async () => {
+    const directory = await directories.make();
+    const env = { ...WEBHOOKS_ON, LOG_LEVEL: 'warn' };
+    const first = await startOnNewSqlite(directory, env);
+    services.push(first);
+    const created = await request(first.baseUrl)
+      .post(`${BASE}/CreateWebhook`)
+      .send({ url: target.url, types: [AGENTS_CHANGED] })
+      .expect(201);
+    const subscription = created.body as Subscription;
+    // The first delivery is held unanswered: the service is killed while it waits.
+    target.answer = () => 'hang';
+    await request(first.baseUrl)
+      .post(UPDATE)
+      .send({ transaction_id: 1001, financetype: 'Cash', brokerid: 77 })
+      .expect(204);
+    await until(() => target.deliveries.length === 1, 'the delivery in flight');
+    const cut = target.deliveries[0].headers['webhook-id'];
+    first.child.kill('SIGKILL');
+    expect(await first.exit()).toMatchObject({ signal: 'SIGKILL' });
+    target.answer = () => 204;
+
+    const second = await ServiceProcess.start({
+      cwd: directory,
+      env: { DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}`, ...env },
+    });
+    services.push(second);
+    await second.ready();
+    // Once the killed instance's lease ran out (twice WEBHOOKS_TIMEOUT_MS and 5 s).
+    await until(() => target.acknowledged.length === 1, 'the delivery after the restart', 30_000);
+    const [event] = target.verified(subscription.secret);
+    expect(event).toMatchObject({ id: cut, type: AGENTS_CHANGED, subject: '1001' });
+    expect(event.data).toMatchObject({ brokerid: 77 });
+    await sleep(300);
+    expect(target.acknowledged).toHaveLength(1);
+  });
+});
+
+describeOnMariaDb('webhooks from two instances on one MariaDB', () => {
+  let database: TestDatabase;
+  const instances: RunningApp[] = [];
+  let target: WebhookReceiver;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('mariadb');
+    for (let n = 0; n < 2; n++)
+      instances.push(
+        await RunningApp.start(database.url, {
+          ...WEBHOOKS_ON,
+          AUTH_MODE: 'none',
+        }),
+      );
+    await instances[0].seed({
+      requirements: CATALOGUE,
+      transactions: TRANSACTIONS.map((id) => transactionRecord(id)),
+    });
+    target = await WebhookReceiver.start();
+  });
+  afterAll(async () => {
+    await Promise.all(instances.map((instance) => instance.close()));
+    await target.close();
+    await database.drop();
+  });
+
+  it('deliver each event once, in order, whichever instance committed it', async () => {
+    const [a, b] = instances;
+    const subscription = (
+      await a.http
+        .post(`${BASE}/CreateWebhook`)
+        .send({ url: target.url, types: [AGENTS_CHANGED] })
+        .expect(201)
+    ).body as Subscription;
+    const rounds = 6;
+    for (let round = 0; round < rounds; round++)
+      for (const transaction of TRANSACTIONS)
+        await (round % 2 === 0 ? a : b).http
+          .post(UPDATE)
+          .send({ transaction_id: transaction, financetype: 'Cash', brokerid: 700 + round })
+          .expect(204);
+    await until(
+      () => target.verified(subscription.secret).length >= rounds * TRANSACTIONS.length,
+      'every event',
+    );
+    await sleep(500);
+    const events = target.verified(subscription.secret);
+    const ids = events.map(({ id }) => id);
+    expect(new Set(ids).size).toBe(rounds * TRANSACTIONS.length);
+    expect(ids).toHaveLength(rounds * TRANSACTIONS.length);
+    const brokers = [...Array(rounds).keys()].map((round) => 700 + round);
+    expect(brokersByTransaction(events)).toEqual({ 1: brokers, 2: brokers, 3: brokers });
+    // Each instance's read says the same.
+    for (const instance of instances)
+      expect(
+        (await instance.http.get(`${BASE}/GetWebhook/${subscription.id}`).expect(200)).body,
+      ).toMatchObject({ last_delivered_event_id: ids.at(-1) });
   });
 });
