@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
@@ -8,7 +7,7 @@ import { version } from '../package.json';
 import { apiKeyEntry } from './support/auth-credentials';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { expectProblem } from './support/http-assertions';
-import { ServiceProcess, startOnNewSqlite, TemporaryDirectories } from './support/processes';
+import { ServiceProcess, TemporaryDirectories } from './support/processes';
 import {
   describeOnEachDatabase,
   describeOnMariaDb,
@@ -16,7 +15,7 @@ import {
   RunningApp,
   type SuiteContext,
 } from './support/test-app';
-import { createTestDatabase, type TestDatabase } from './support/test-database';
+import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './support/test-database';
 import { type DeliveredEvent, until, WebhookReceiver } from './support/webhook-receiver';
 
 /**
@@ -490,57 +489,75 @@ describeOnSqlite('webhooks off (WEBHOOKS unset)', (context) => {
   });
 });
 
-describe('webhooks in a service killed with SIGKILL mid-delivery', () => {
-  const directories = new TemporaryDirectories('webhooks');
-  const services: ServiceProcess[] = [];
-  let target: WebhookReceiver;
+for (const kind of testDatabaseKinds())
+  describe(`webhooks in a service killed with SIGKILL mid-delivery [${kind}]`, () => {
+    const directories = new TemporaryDirectories('webhooks');
+    const services: ServiceProcess[] = [];
+    let database: TestDatabase;
+    let target: WebhookReceiver;
 
-  beforeAll(async () => {
-    target = await WebhookReceiver.start();
-  });
-  afterAll(async () => {
-    await Promise.all(services.map((service) => service.stop()));
-    await target.close();
-    await directories.removeAll();
-  });
-
-  it('delivers after the restart the event whose delivery the kill cut, under the same webhook-id', async () => {
-    const directory = await directories.make();
-    const env = { ...WEBHOOKS_ON, LOG_LEVEL: 'warn' };
-    const first = await startOnNewSqlite(directory, env);
-    services.push(first);
-    const created = await request(first.baseUrl)
-      .post(`${BASE}/CreateWebhook`)
-      .send({ url: target.url, types: [AGENTS_CHANGED] })
-      .expect(201);
-    const subscription = created.body as Subscription;
-    // The first delivery is held unanswered: the service is killed while it waits.
-    target.answer = () => 'hang';
-    await request(first.baseUrl)
-      .post(UPDATE)
-      .send({ transaction_id: 1001, financetype: 'Cash', brokerid: 77 })
-      .expect(204);
-    await until(() => target.deliveries.length === 1, 'the delivery in flight');
-    const cut = target.deliveries[0].headers['webhook-id'];
-    first.child.kill('SIGKILL');
-    expect(await first.exit()).toMatchObject({ signal: 'SIGKILL' });
-    target.answer = () => 204;
-
-    const second = await ServiceProcess.start({
-      cwd: directory,
-      env: { DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}`, ...env },
+    beforeAll(async () => {
+      target = await WebhookReceiver.start();
+      database = await createTestDatabase(kind);
+      // Migrated and seeded in this process; the spawned services run on what it left.
+      const seeding = await RunningApp.start(database.url);
+      await seeding.seed({ requirements: CATALOGUE, transactions: [transactionRecord(1)] });
+      await seeding.close();
     });
-    services.push(second);
-    await second.ready();
-    // Once the killed instance's lease ran out (twice WEBHOOKS_TIMEOUT_MS and 5 s).
-    await until(() => target.acknowledged.length === 1, 'the delivery after the restart', 30_000);
-    const [event] = target.verified(subscription.secret);
-    expect(event).toMatchObject({ id: cut, type: AGENTS_CHANGED, subject: '1001' });
-    expect(event.data).toMatchObject({ brokerid: 77 });
-    await sleep(300);
-    expect(target.acknowledged).toHaveLength(1);
+    afterAll(async () => {
+      await Promise.all(services.map((service) => service.stop()));
+      await target.close();
+      await database.drop();
+      await directories.removeAll();
+    });
+
+    /** The built service on the suite's database, serving. */
+    const spawn = async () => {
+      const service = await ServiceProcess.start({
+        cwd: await directories.make(),
+        env: {
+          ...WEBHOOKS_ON,
+          DATABASE_URL: database.url,
+          DEMO_DATA: 'false',
+          MIGRATIONS_RUN: 'true',
+          AUTH_MODE: 'none',
+          LOG_LEVEL: 'warn',
+        },
+      });
+      services.push(service);
+      await service.ready();
+      return service;
+    };
+
+    it('delivers after the restart the event whose delivery the kill cut, under the same webhook-id', async () => {
+      const first = await spawn();
+      const created = await request(first.baseUrl)
+        .post(`${BASE}/CreateWebhook`)
+        .send({ url: target.url, types: [AGENTS_CHANGED] })
+        .expect(201);
+      const subscription = created.body as Subscription;
+      // The first delivery is held unanswered: the service is killed while it waits.
+      target.answer = () => 'hang';
+      await request(first.baseUrl)
+        .post(UPDATE)
+        .send({ transaction_id: 1, financetype: 'Cash', brokerid: 77 })
+        .expect(204);
+      await until(() => target.deliveries.length === 1, 'the delivery in flight');
+      const cut = target.deliveries[0].headers['webhook-id'];
+      first.child.kill('SIGKILL');
+      expect(await first.exit()).toMatchObject({ signal: 'SIGKILL' });
+      target.answer = () => 204;
+
+      await spawn();
+      // Once the killed instance's lease ran out (twice WEBHOOKS_TIMEOUT_MS and 5 s).
+      await until(() => target.acknowledged.length === 1, 'the delivery after the restart', 30_000);
+      const [event] = target.verified(subscription.secret);
+      expect(event).toMatchObject({ id: cut, type: AGENTS_CHANGED, subject: '1' });
+      expect(event.data).toMatchObject({ brokerid: 77 });
+      await sleep(300);
+      expect(target.acknowledged).toHaveLength(1);
+    });
   });
-});
 
 describeOnMariaDb('webhooks from two instances on one MariaDB', () => {
   let database: TestDatabase;
