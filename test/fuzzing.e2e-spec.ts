@@ -1106,6 +1106,7 @@ describeOnEachDatabase(
       }
     });
   },
-  // The event feed on, so that its route is fuzzed as it serves, not only as it answers when off.
-  { BODY_LIMIT: `${BODY_LIMIT_BYTES}b`, EVENTS_FEED: 'true' },
+  // The event feed and webhooks on, so that their routes are fuzzed as they serve, not only as
+  // they answer when off.
+  { BODY_LIMIT: `${BODY_LIMIT_BYTES}b`, EVENTS_FEED: 'true', WEBHOOKS: 'true' },
 );

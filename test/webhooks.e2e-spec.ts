@@ -340,6 +340,29 @@ describeOnEachDatabase(
       expect(after).toHaveLength(count.length - 1);
     });
 
+    it("keeps an active subscription's undelivered events from the purge, past EVENTS_RETENTION_MS", async () => {
+      // Every event past its consumers is purged at once, each second.
+      await context.restart({ EVENTS_RETENTION_MS: '0' });
+      const target = await receiver();
+      const failUntil = Date.now() + 2500;
+      target.answer = () => (Date.now() < failUntil ? 503 : 204);
+      const subscription = await subscribe(context, { url: target.url, types: [AGENTS_CHANGED] });
+      const before = new Set(await agentsChangedIds(context));
+      await changeAgents(context, 1, 800);
+      const committed = (await agentsChangedIds(context)).filter((id) => !before.has(id));
+      await until(
+        () => target.verified(subscription.secret).length === committed.length,
+        'the events, once the subscriber answers',
+      );
+      expect(target.verified(subscription.secret).map(({ id }) => id)).toEqual(committed);
+      // Once delivered, they are purged as every other consumer's are.
+      await until(
+        async () => (await agentsChangedIds(context)).every((id) => !committed.includes(id)),
+        'the purge of the delivered events',
+      );
+      await context.http.delete(`${BASE}/DeleteWebhook/${subscription.id}`).expect(204);
+    });
+
     it('disables a subscription failing WEBHOOKS_DISABLE_AFTER_MS, says so, and resumes it from its checkpoint', async () => {
       await context.restart({ WEBHOOKS_DISABLE_AFTER_MS: '1000' });
       const target = await receiver();

@@ -49,9 +49,11 @@ describe('webhook targets', () => {
   });
 
   it('refuses a name that resolves to a private address, unless private networks are allowed', async () => {
-    await expect(checkTarget('https://localhost/in', STRICT)).rejects.toThrow(/127\.0\.0\.1|::1/);
+    await expect(checkTarget('https://localhost/in', STRICT, 5000)).rejects.toThrow(
+      /127\.0\.0\.1|::1/,
+    );
     await expect(
-      checkTarget('https://localhost/in', { ...STRICT, allowPrivateNetworks: true }),
+      checkTarget('https://localhost/in', { ...STRICT, allowPrivateNetworks: true }, 5000),
     ).resolves.toBeInstanceOf(URL);
   });
 });

@@ -58,28 +58,35 @@ export function targetUrl(text: string, rules: TargetRules): URL {
 const privateAddress = (address: string) =>
   `The url's host is, or resolves to, ${address}: a loopback, private, link-local or reserved address, which a webhook may not reach.`;
 
-/** The addresses a name resolves to, every one. */
-function resolveAll(host: string): Promise<LookupAddress[]> {
-  return new Promise((resolve, reject) =>
-    dnsLookup(host, { all: true }, (error, addresses) =>
-      error ? reject(error) : resolve(addresses),
-    ),
-  );
+/** The addresses a name resolves to, every one, within `ms`. */
+function resolveAll(host: string, ms: number): Promise<LookupAddress[]> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not resolved within ${ms} ms`)), ms);
+    dnsLookup(host, { all: true }, (error, addresses) => {
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(addresses);
+    });
+  });
 }
 
 /**
  * Checks a URL as a subscription names it: its form, then every address its host resolves to, each
  * of which must be public (unless private networks are allowed). TargetRefusal otherwise, a name
- * that does not resolve included. Deliveries check again as they connect (`checkedLookup`): a name
+ * that does not resolve within `resolveMs` included. Deliveries check again as they connect (`checkedLookup`): a name
  * may resolve elsewhere later.
  */
-export async function checkTarget(text: string, rules: TargetRules): Promise<URL> {
+export async function checkTarget(
+  text: string,
+  rules: TargetRules,
+  resolveMs: number,
+): Promise<URL> {
   const url = targetUrl(text, rules);
   const host = hostOf(url);
   if (rules.allowPrivateNetworks || isIP(host) !== 0) return url;
   let addresses: LookupAddress[];
   try {
-    addresses = await resolveAll(host);
+    addresses = await resolveAll(host, resolveMs);
   } catch {
     throw new TargetRefusal(`The url's host ${host} does not resolve.`);
   }

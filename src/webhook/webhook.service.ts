@@ -167,7 +167,8 @@ export class WebhookService {
 
   private async checkUrl(url: string, body: BodyName): Promise<void> {
     try {
-      await checkTarget(url, this.config.webhooks);
+      // Resolved within a delivery's time bound: a slow resolver answers 400, not a hung request.
+      await checkTarget(url, this.config.webhooks, this.config.webhooks.timeoutMs);
     } catch (error) {
       if (error instanceof TargetRefusal)
         throw new RequestValidationError({ [`${body}.url`]: [error.message] });
