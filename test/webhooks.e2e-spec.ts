@@ -7,7 +7,7 @@ import { version } from '../package.json';
 import { apiKeyEntry } from './support/auth-credentials';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { expectProblem } from './support/http-assertions';
-import { ServiceProcess, TemporaryDirectories } from './support/processes';
+import { jsonLines, ServiceProcess, TemporaryDirectories } from './support/processes';
 import {
   describeOnEachDatabase,
   describeOnMariaDb,
@@ -513,7 +513,7 @@ describeOnSqlite('webhooks off (WEBHOOKS unset)', (context) => {
 });
 
 for (const kind of testDatabaseKinds())
-  describe(`webhooks in a service killed with SIGKILL mid-delivery [${kind}]`, () => {
+  describe(`webhooks in a spawned service (SIGKILL, logs) [${kind}]`, () => {
     const directories = new TemporaryDirectories('webhooks');
     const services: ServiceProcess[] = [];
     let database: TestDatabase;
@@ -535,7 +535,7 @@ for (const kind of testDatabaseKinds())
     });
 
     /** The built service on the suite's database, serving. */
-    const spawn = async () => {
+    const spawn = async (env: Record<string, string> = {}) => {
       const service = await ServiceProcess.start({
         cwd: await directories.make(),
         env: {
@@ -545,6 +545,7 @@ for (const kind of testDatabaseKinds())
           MIGRATIONS_RUN: 'true',
           AUTH_MODE: 'none',
           LOG_LEVEL: 'warn',
+          ...env,
         },
       });
       services.push(service);
@@ -579,6 +580,48 @@ for (const kind of testDatabaseKinds())
       expect(event.data).toMatchObject({ brokerid: 77 });
       await sleep(300);
       expect(target.acknowledged).toHaveLength(1);
+    });
+
+    it('logs one line when a subscription begins to fail and one when it is disabled, quoting a bounded excerpt of the answer', async () => {
+      const service = await spawn({ WEBHOOKS_DISABLE_AFTER_MS: '1500' });
+      const failing = await WebhookReceiver.start();
+      failing.answer = () => 503;
+      try {
+        const subscription = (
+          await request(service.baseUrl)
+            .post(`${BASE}/CreateWebhook`)
+            .send({ url: failing.url, types: [AGENTS_CHANGED] })
+            .expect(201)
+        ).body as Subscription;
+        await request(service.baseUrl)
+          .post(UPDATE)
+          .send({ transaction_id: 1, financetype: 'Cash', brokerid: 78 })
+          .expect(204);
+        await until(
+          async () =>
+            (
+              await request(service.baseUrl)
+                .get(`${BASE}/GetWebhook/${subscription.id}`)
+                .expect(200)
+            ).body.status === 'disabled',
+          'the subscription disabled',
+        );
+        expect(failing.deliveries.length).toBeGreaterThan(2);
+        const lines = jsonLines<{ msg?: string }>(service.stdout)
+          .map(({ msg }) => msg ?? '')
+          .filter((msg) => msg.includes(subscription.id));
+        expect(lines).toHaveLength(2);
+        expect(lines[0]).toMatch(/fails \(failed: answered 503: "x+"\)/);
+        expect(lines[1]).toMatch(/is disabled: .*answered 503/);
+        // The receiver answered 10,000 bytes each time; at most 256 of them are read and quoted.
+        for (const line of lines) expect(line.length).toBeLessThan(1000);
+        expect(await request(service.baseUrl).get('/metrics').expect(200)).toHaveProperty(
+          'text',
+          expect.stringMatching(/^webhook_subscriptions_disabled 1$/m),
+        );
+      } finally {
+        await failing.close();
+      }
     });
   });
 
