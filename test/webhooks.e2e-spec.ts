@@ -319,7 +319,10 @@ describeOnEachDatabase(
         ['delete', `DeleteWebhook/${unknown}`],
       ] as const)
         expect(
-          expectProblem(await context.http[method](`${BASE}/${path}`).send({}), 404).type,
+          expectProblem(
+            await context.http[method](`${BASE}/${path}`).send({ description: 'x' }),
+            404,
+          ).type,
         ).toBe('urn:property-sales:problem:webhook_not_found');
 
       for (const body of [
@@ -333,6 +336,12 @@ describeOnEachDatabase(
         const refused = await context.http.post(`${BASE}/CreateWebhook`).send(body);
         expectProblem(refused, 400);
       }
+      // An update that names nothing to change, even of no subscription, is refused first.
+      for (const path of [subscription.id, unknown])
+        expectProblem(
+          await context.http.post(`${BASE}/UpdateWebhook/${path}`).send({ secret: 'whsec_x' }),
+          400,
+        );
       const count = (await context.http.get(`${BASE}/ListWebhooks`).expect(200)).body as unknown[];
       await context.http.delete(`${BASE}/DeleteWebhook/${subscription.id}`).expect(204);
       await context.http.get(`${BASE}/GetWebhook/${subscription.id}`).expect(404);

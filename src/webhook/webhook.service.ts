@@ -98,8 +98,13 @@ export class WebhookService {
     );
   }
 
-  /** Changes the members given; the URL checked as a new one is. */
+  /** Changes the members given; the URL checked as a new one is. A body naming none is refused. */
   async update(id: string, body: UpdateWebhookDto): Promise<WebhookSubscriptionEntity> {
+    if (body.url === undefined && body.types === undefined && body.description === undefined)
+      throw RequestValidationError.ofBody(
+        'updateWebhookDto',
+        'The body names nothing to change: give url, types or description.',
+      );
     if (body.url !== undefined) await this.checkUrl(body.url, 'updateWebhookDto');
     const types = body.types && this.checkTypes(body.types, 'updateWebhookDto');
     return this.change(id, () => ({
