@@ -36,6 +36,11 @@ const LEASE_MARGIN_MS = 5000;
 /** A step that failed on the database is tried again after this, then twice as long, up to a minute. */
 const ERROR_PAUSE_MS = 1000;
 const MAX_ERROR_PAUSE_MS = 60_000;
+/**
+ * How long an idle loop waits unwoken: the poll wakes it every EVENTS_POLL_MS, and a commit here at
+ * once; this only bounds a wait whose poll failed.
+ */
+const IDLE_WAIT_MS = 60_000;
 /** The longest reason a subscription's row keeps. */
 const REASON_LENGTH = 500;
 
@@ -148,7 +153,8 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
             loop.wakeup.wake();
       }),
     );
-    // Subscriptions made, changed or deleted by other instances are found as often as their commits.
+    // Every EVENTS_POLL_MS, the subscriptions made, changed or deleted elsewhere are found, and every
+    // loop looks for other instances' commits: together, so that one step gives the positions.
     const poll = setInterval(() => void this.refresh(), this.config.events.pollMs);
     poll.unref();
     this.stops.push(() => clearInterval(poll));
@@ -198,11 +204,12 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
             const updatedAt = row.updated_at.getTime();
             if (known) {
               known.kinds = this.kindsOf(row.types);
+              // A change (a resume elsewhere) ends a retry's wait.
               if (known.updatedAt !== updatedAt) {
                 known.updatedAt = updatedAt;
                 known.retrying = false;
-                known.wakeup.wake();
               }
+              if (!known.retrying) known.wakeup.wake();
               continue;
             }
             const loop: Loop = {
@@ -260,7 +267,7 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
       }
       if (this.stopping || loop.stopped) break;
       // A retry's wait is cut short only by a change of the subscription (a resume) or the stop.
-      if (pause === undefined) await loop.wakeup.wait(this.config.events.pollMs);
+      if (pause === undefined) await loop.wakeup.wait(IDLE_WAIT_MS);
       else
         await Promise.race([
           loop.wakeup.wait(pause),
