@@ -227,6 +227,23 @@ describeOnEachDatabase(
       await context.http.delete(`${BASE}/DeleteWebhook/${good.id}`).expect(204);
     });
 
+    it('follows no redirect: a 3xx is a failed delivery, retried at the same URL', async () => {
+      const elsewhere = await receiver();
+      const redirecting = await receiver();
+      redirecting.answer = () => 307;
+      redirecting.headers = { location: elsewhere.url };
+      const subscription = await subscribe(context, {
+        url: redirecting.url,
+        types: [AGENTS_CHANGED],
+      });
+      await changeAgents(context, 1, 250);
+      await until(() => redirecting.deliveries.length >= 2, 'a delivery and its retry');
+      expect(elsewhere.deliveries).toEqual([]);
+      const read = await context.http.get(`${BASE}/GetWebhook/${subscription.id}`).expect(200);
+      expect(read.body).toMatchObject({ failing_since: expect.any(String) as unknown });
+      await context.http.delete(`${BASE}/DeleteWebhook/${subscription.id}`).expect(204);
+    });
+
     it('delivers nothing while paused, and what was missed once resumed', async () => {
       const target = await receiver();
       const subscription = await subscribe(context, { url: target.url, types: [AGENTS_CHANGED] });
@@ -536,8 +553,11 @@ for (const kind of testDatabaseKinds())
       await seeding.seed({ requirements: CATALOGUE, transactions: [transactionRecord(1)] });
       await seeding.close();
     });
+    // Each test's services alone deliver its subscriptions.
+    afterEach(async () => {
+      await Promise.all(services.splice(0).map((service) => service.stop()));
+    });
     afterAll(async () => {
-      await Promise.all(services.map((service) => service.stop()));
       await target.close();
       await database.drop();
       await directories.removeAll();
@@ -616,9 +636,14 @@ for (const kind of testDatabaseKinds())
           'the subscription disabled',
         );
         expect(failing.deliveries.length).toBeGreaterThan(2);
-        const lines = jsonLines<{ msg?: string }>(service.stdout)
-          .map(({ msg }) => msg ?? '')
-          .filter((msg) => msg.includes(subscription.id));
+        const linesOf = () =>
+          jsonLines<{ msg?: string }>(service.stdout)
+            .map(({ msg }) => msg ?? '')
+            .filter((msg) => msg.includes(subscription.id));
+        // Written as they come; read once the second is there, and a moment after for a third.
+        await until(() => linesOf().length >= 2, 'the log lines');
+        await sleep(300);
+        const lines = linesOf();
         expect(lines).toHaveLength(2);
         expect(lines[0]).toMatch(/fails \(failed: answered 503: "x+"\)/);
         expect(lines[1]).toMatch(/is disabled: .*answered 503/);

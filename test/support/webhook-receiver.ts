@@ -24,6 +24,8 @@ export interface DeliveredEvent {
 export class WebhookReceiver {
   readonly deliveries: ReceivedDelivery[] = [];
   answer: () => number | 'hang' = () => 204;
+  /** Headers sent with every answer (a Location with a 3xx). */
+  headers: Record<string, string> = {};
   private readonly hanging = new Set<() => void>();
 
   private constructor(private readonly server: Server) {}
@@ -42,7 +44,7 @@ export class WebhookReceiver {
             return;
           }
           receiver.deliveries.push({ headers: request.headers, body, status: answer });
-          response.writeHead(answer, { 'content-type': 'text/plain' });
+          response.writeHead(answer, { 'content-type': 'text/plain', ...receiver.headers });
           response.end(answer >= 300 ? 'x'.repeat(10_000) : '');
         });
       }),
