@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
@@ -8,7 +9,7 @@ import {
   type ExampleCommand,
   ExampleProcess,
 } from './support/example-process';
-import { freePort, TemporaryDirectories } from './support/processes';
+import { freePort, REPO_ROOT, TemporaryDirectories } from './support/processes';
 
 /**
  * The webhook receivers of docs/webhooks.md, in Node.js, in Python 3 (its standard library alone) and
@@ -127,6 +128,24 @@ const packageAccepts = ({ headers, body }: Delivery) => {
   }
 };
 
+/**
+ * The delivery docs/webhooks.md shows, with the example secret its CreateWebhook answer holds: the
+ * headers of its `http` block and the one-line JSON of the object its `json` block lays out.
+ */
+function deliveryOfTheDocs() {
+  const page = readFileSync(join(REPO_ROOT, 'docs', 'webhooks.md'), 'utf8');
+  const section = page.slice(page.indexOf('### What a delivery looks like'));
+  const [, headers, object] = /```http\n([\s\S]*?)```\s*```json\n([\s\S]*?)```/.exec(section) ?? [];
+  const header = (name: string) => new RegExp(`^${name}: (.+)$`, 'm').exec(headers ?? '')?.[1];
+  return {
+    secret: /"secret": "(whsec_[^"]+)"/.exec(page)?.[1] ?? '',
+    id: header('webhook-id') ?? '',
+    timestamp: new Date(Number(header('webhook-timestamp')) * 1000),
+    signature: header('webhook-signature'),
+    body: JSON.stringify(JSON.parse(object ?? 'null')),
+  };
+}
+
 /** A receiver example of the docs, and how its readers make it runnable. */
 interface Example {
   /** Its file in docs/examples. */
@@ -169,6 +188,12 @@ it('the deliveries’ contract is Standard Webhooks’, as its package verifies 
   expect(DELIVERIES.map((delivery) => [delivery.what, packageAccepts(delivery)])).toEqual(
     DELIVERIES.map((delivery) => [delivery.what, delivery.accepted]),
   );
+});
+
+it('the delivery docs/webhooks.md shows is signed as Standard Webhooks signs it, with its example secret', () => {
+  const { secret, id, timestamp, signature, body } = deliveryOfTheDocs();
+  expect(JSON.parse(body)).toMatchObject({ id, type: 'property-sales.transaction.agents-changed' });
+  expect(signature).toBe(new Webhook(secret).sign(id, timestamp, body));
 });
 
 for (const example of EXAMPLES) {
