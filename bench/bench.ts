@@ -14,6 +14,7 @@ import { benchEventFeed, feedTable } from './event-feed';
 import { runMysqlReference } from './reference-mysql';
 import { children, freePort, REACTING_SERVICE, startService, stopService } from './service';
 import { TcpRelay } from './tcp-relay';
+import { WebhookReceiver } from './webhook-receiver';
 
 /**
  * `npm run bench`: the service on the embedded database (and on MariaDB when BENCH_DATABASE_URL names
@@ -313,6 +314,7 @@ async function benchSqlite(
   await benchAuthorization(databaseUrl, SIZE.transactions, { read: idleJson, update: updates });
   await benchEvents(databaseUrl, 'SQLite', SIZE.transactions, updates);
   await benchReactor(databaseUrl, 'SQLite', SIZE.transactions);
+  await benchWebhooks(databaseUrl, 'SQLite', SIZE.transactions);
   return { peakRssMb: peakRss, peakRssWithCostlyMb: peakRssWithCostly, startMs: service.startMs };
 }
 
@@ -725,6 +727,124 @@ async function benchReactor(databaseUrl: string, database: string, count: number
   });
 }
 
+/** Turns of UpdateAgents with no webhook subscription, one and ten, each a median of its turns. */
+const WEBHOOK_ROUNDS = number('BENCH_WEBHOOK_ROUNDS', 3);
+/** The numbers of subscriptions measured against none (webhooks off). */
+const WEBHOOK_SUBSCRIPTIONS = [1, 10];
+/** Webhooks on, to a receiver on loopback over HTTP: what production refuses, allowed here. */
+const WEBHOOKS_ON = {
+  WEBHOOKS: 'true',
+  WEBHOOKS_ALLOW_HTTP: 'true',
+  WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+};
+const WEBHOOK_API = '/api/Webhook';
+/** How long a backlog of deliveries may take before the bench gives up on it. */
+const DELIVERY_DEADLINE_MS = 300_000;
+
+/** A backlog of events delivered to subscriptions resumed together. */
+interface WebhookDrain {
+  readonly database: string;
+  readonly subscriptions: number;
+  readonly deliveries: number;
+  readonly seconds: number;
+}
+
+const webhookDrains: WebhookDrain[] = [];
+
+const webhookDrainLine = ({ database, subscriptions, deliveries, seconds }: WebhookDrain) =>
+  `Webhooks (${database}): a backlog of ${deliveries} deliveries to ${subscriptions} subscription${subscriptions === 1 ? '' : 's'} on a local receiver, delivered in ${seconds.toFixed(2)} s: ${Math.round(deliveries / seconds)} deliveries/s.`;
+
+/** Calls a webhook route of the service; the JSON it answers. */
+async function webhookApi(url: string, route: string, body?: object): Promise<unknown> {
+  const answer = await fetch(`${url}${WEBHOOK_API}/${route}`, {
+    method: route.startsWith('DeleteWebhook') ? 'DELETE' : 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body ?? {}),
+  });
+  if (!answer.ok) throw new Error(`${route} answered ${answer.status}: ${await answer.text()}`);
+  return answer.status === 204 ? undefined : answer.json();
+}
+
+/** Subscribes `count` endpoints of `receiver` to every event; the subscriptions' ids. */
+async function subscribe(url: string, receiver: WebhookReceiver, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const created = await webhookApi(url, 'CreateWebhook', {
+      url: receiver.url(`partner-${index}`),
+      description: `Bench partner ${index}`,
+    });
+    ids.push((created as { id: string }).id);
+  }
+  return ids;
+}
+
+/** Waits until no subscription of the service has an event to deliver. */
+async function delivered(url: string): Promise<void> {
+  const deadline = performance.now() + DELIVERY_DEADLINE_MS;
+  while ((await metric(url, 'webhook_pending_events')) > 0) {
+    if (performance.now() > deadline) throw new Error('The webhook deliveries did not end');
+    await sleep(100);
+  }
+}
+
+/**
+ * What webhooks cost UpdateAgents and how fast they deliver, with a receiver on loopback answering
+ * 204 at once: the service with webhooks off against one and ten subscriptions, in turns on the same
+ * data, each turn on a fresh process (and its deliveries done before the next); then, for one and ten
+ * subscriptions paused while UpdateAgents runs, the backlog delivered once they are resumed.
+ */
+async function benchWebhooks(databaseUrl: string, database: string, count: number): Promise<void> {
+  const receiver = await WebhookReceiver.start();
+  try {
+    const turns = [0, ...WEBHOOK_SUBSCRIPTIONS].map((subscriptions) => ({
+      subscriptions,
+      runs: [] as Figures[],
+    }));
+    for (let round = 0; round < WEBHOOK_ROUNDS; round += 1)
+      for (const { subscriptions, runs } of turns) {
+        const service = await startService(databaseUrl, subscriptions === 0 ? {} : WEBHOOKS_ON);
+        const ids = await subscribe(service.url, receiver, subscriptions);
+        runs.push(await runLoad(updateLoad(service.url, count, 'json')));
+        if (subscriptions > 0) await delivered(service.url);
+        for (const id of ids) await webhookApi(service.url, `DeleteWebhook/${id}`);
+        await stopService(service);
+      }
+    const [none, ...subscribed] = turns;
+    const off = record('UpdateAgents JSON, no webhook subscription', database, medianOf(none.runs));
+    for (const { subscriptions, runs } of subscribed)
+      compare(
+        record(
+          `UpdateAgents JSON, ${subscriptions} webhook subscription${subscriptions === 1 ? '' : 's'}`,
+          database,
+          medianOf(runs),
+        ),
+        off,
+      );
+    for (const subscriptions of WEBHOOK_SUBSCRIPTIONS) {
+      const service = await startService(databaseUrl, WEBHOOKS_ON);
+      const ids = await subscribe(service.url, receiver, subscriptions);
+      for (const id of ids) await webhookApi(service.url, `PauseWebhook/${id}`);
+      await runLoad(updateLoad(service.url, count, 'json'));
+      const backlog = await metric(service.url, 'webhook_pending_events');
+      const before = receiver.deliveries;
+      const started = performance.now();
+      for (const id of ids) await webhookApi(service.url, `ResumeWebhook/${id}`);
+      const deadline = started + DELIVERY_DEADLINE_MS;
+      while (receiver.deliveries - before < backlog && performance.now() < deadline) await sleep(5);
+      webhookDrains.push({
+        database,
+        subscriptions,
+        deliveries: receiver.deliveries - before,
+        seconds: (performance.now() - started) / 1000,
+      });
+      for (const id of ids) await webhookApi(service.url, `DeleteWebhook/${id}`);
+      await stopService(service);
+    }
+  } finally {
+    await receiver.close();
+  }
+}
+
 /** Turns of authorization off and on per route, each variant's figure the median of its turns. */
 const AUTHORIZATION_ROUNDS = number('BENCH_AUTHORIZATION_ROUNDS', 3);
 
@@ -889,6 +1009,7 @@ async function benchMariadb(
     service.process.kill('SIGTERM');
     await benchEvents(databaseUrl, 'MariaDB', SIZE.transactions, updates);
     await benchReactor(databaseUrl, 'MariaDB', SIZE.transactions);
+    await benchWebhooks(databaseUrl, 'MariaDB', SIZE.transactions);
   } finally {
     await database.drop();
   }
@@ -912,6 +1033,7 @@ function report({ peakRssMb: rssMb, peakRssWithCostlyMb, startMs }: ServiceFigur
     `Peak RSS of the service (SQLite run): ${Math.round(rssMb)} MB under the routes' load, ${Math.round(peakRssWithCostlyMb)} MB once the costly bodies were posted too.`,
     `Start (SQLite): its first request answered ${Math.round(startMs)} ms after \`node dist/src/main.js\` was spawned.`,
     ...handlerLatencies.map(latencyLine),
+    ...webhookDrains.map(webhookDrainLine),
     ...drains.map(
       ({ database, events, seconds }) =>
         `Relay (${database}): a backlog of ${events} events published to the broker, confirmed, in ${seconds.toFixed(2)} s: ${Math.round(events / seconds)} events/s.`,
@@ -927,30 +1049,46 @@ function report({ peakRssMb: rssMb, peakRssWithCostlyMb, startMs }: ServiceFigur
   return lines.join('\n');
 }
 
-/**
- * `npm run bench -- reactor`: the reacting module's cost alone (benchReactor), on SQLite and, with
- * BENCH_DATABASE_URL, on MariaDB: what a change to the relay or to the handlers is measured with.
- */
-async function benchReactorAlone(
+/** The parts `npm run bench -- <part>` runs alone: what a change to them is measured with. */
+const PARTS: Readonly<
+  Record<string, (databaseUrl: string, database: string, count: number) => Promise<void>>
+> = {
+  // The reacting module's cost.
+  reactor: benchReactor,
+  // The webhooks' cost and delivery rate.
+  webhooks: benchWebhooks,
+};
+
+/** One part of the bench alone, on SQLite and, with BENCH_DATABASE_URL, on MariaDB. */
+async function benchPartAlone(
+  part: string,
   directory: string,
   files: { requirements: string; transactions: string },
 ): Promise<void> {
-  const sqlite = `sqlite:${join(directory, 'reactor.sqlite')}`;
+  const bench = PARTS[part];
+  const sqlite = `sqlite:${join(directory, `${part}.sqlite`)}`;
   const importFiles = ['--requirements', files.requirements, '--transactions', files.transactions];
   await run(IMPORT, importFiles, { DATABASE_URL: sqlite });
-  await benchReactor(sqlite, 'SQLite', SIZE.transactions);
+  await bench(sqlite, 'SQLite', SIZE.transactions);
   const server = process.env.BENCH_DATABASE_URL;
   if (server) {
-    const database = await createScratchDatabase(server, 'reactor');
+    const database = await createScratchDatabase(server, part);
     try {
       await run(IMPORT, importFiles, { DATABASE_URL: database.url, MIGRATIONS_RUN: 'true' });
-      await benchReactor(database.url, 'MariaDB', SIZE.transactions);
+      await bench(database.url, 'MariaDB', SIZE.transactions);
     } finally {
       await database.drop();
     }
   }
   process.stdout.write(
-    `${results.map((r) => `${r.scenario} (${r.database}): ${Math.round(r.requestsPerSecond)} req/s, p99 ${format(r.p99)} ms${r.ratio === undefined ? '' : `, ratio ${format(r.ratio, 2)}`}`).join('\n')}\n${handlerLatencies.map(latencyLine).join('\n')}\n`,
+    `${[
+      ...results.map(
+        (r) =>
+          `${r.scenario} (${r.database}): ${Math.round(r.requestsPerSecond)} req/s, p99 ${format(r.p99)} ms${r.ratio === undefined ? '' : `, ratio ${format(r.ratio, 2)}`}`,
+      ),
+      ...handlerLatencies.map(latencyLine),
+      ...webhookDrains.map(webhookDrainLine),
+    ].join('\n')}\n`,
   );
 }
 
@@ -963,7 +1101,12 @@ async function main(): Promise<void> {
     };
     await writeFile(files.requirements, JSON.stringify(generateRequirements(SIZE)));
     await writeFile(files.transactions, JSON.stringify(generateTransactions(SIZE)));
-    if (process.argv[2] === 'reactor') return await benchReactorAlone(directory, files);
+    const part = process.argv[2];
+    if (part !== undefined) {
+      if (!Object.hasOwn(PARTS, part))
+        throw new Error(`No bench part ${part}; the parts: ${Object.keys(PARTS).join(', ')}`);
+      return await benchPartAlone(part, directory, files);
+    }
     const figures = await benchSqlite(directory, files);
     if (process.env.BENCH_DATABASE_URL) await benchMariadb(process.env.BENCH_DATABASE_URL, files);
     const transfer = await benchDataTransfer(

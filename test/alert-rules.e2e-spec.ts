@@ -20,6 +20,16 @@ const RULE_TESTS = join(RULES_DIRECTORY, 'alerts.test.yml');
 const OPERATIONS = join(REPO_ROOT, 'docs', 'operations.md');
 /** Series Prometheus makes itself for every target, which no service exports. */
 const PROMETHEUS_OWN = new Set(['up']);
+/**
+ * Metrics the webhook alerts read that the webhook feature (issue 37, being built beside these rules)
+ * exports once it is merged, with WEBHOOKS=true as the suite starts the service. Until then none of
+ * them may be exported; the day one is, the suite fails and this list goes.
+ */
+const AWAITED_WITH_WEBHOOKS = new Set([
+  'webhook_oldest_undelivered_age_seconds',
+  'webhook_pending_events',
+  'webhook_subscriptions_disabled',
+]);
 
 interface AlertRule {
   readonly alert: string;
@@ -94,6 +104,12 @@ const anchorOf = (heading: string) =>
     .replace(/[^\w\s-]/g, '')
     .replace(/\s/g, '-');
 
+/** The anchors of a Markdown page's headings. */
+async function anchorsOf(page: string): Promise<Set<string>> {
+  const text = await readFile(page, 'utf8');
+  return new Set([...text.matchAll(/^#{2,4} (.+)$/gm)].map(([, heading]) => anchorOf(heading)));
+}
+
 describe('Prometheus alerting rules (deploy/prometheus)', () => {
   it('are valid for promtool check rules', async () => {
     const rules = await alertRules();
@@ -120,10 +136,7 @@ describe('Prometheus alerting rules (deploy/prometheus)', () => {
   });
 
   it('give each alert a severity, a summary and its runbook entry in docs/operations.md', async () => {
-    const operations = await readFile(OPERATIONS, 'utf8');
-    const anchors = new Set(
-      [...operations.matchAll(/^#{2,4} (.+)$/gm)].map(([, heading]) => anchorOf(heading)),
-    );
+    const anchors = await anchorsOf(OPERATIONS);
     for (const { alert, labels, annotations } of await alertRules()) {
       expect({ alert, severity: labels?.severity }).toEqual({
         alert,
@@ -137,6 +150,36 @@ describe('Prometheus alerting rules (deploy/prometheus)', () => {
         documented: true,
       });
     }
+  });
+
+  it('link each other page of the docs they name to a section there (the webhook alerts’ guide_url)', async () => {
+    const links = (await alertRules()).flatMap(({ alert, annotations = {} }) =>
+      Object.entries(annotations)
+        .filter(([name]) => name !== 'runbook_url')
+        .flatMap(([name, value]) =>
+          [...value.matchAll(/\bdocs\/([\w-]+\.md)#([\w-]+)/g)].map(([link, page, anchor]) => ({
+            alert,
+            name,
+            link,
+            page,
+            anchor,
+          })),
+        ),
+    );
+    expect(links.map(({ alert, name }) => `${alert} ${name}`)).toEqual([
+      'PropertySalesWebhookDisabled guide_url',
+      'PropertySalesWebhookDeliveriesFailing guide_url',
+    ]);
+    for (const { alert, link, page, anchor } of links)
+      expect({
+        alert,
+        link,
+        documented: (await anchorsOf(join(REPO_ROOT, 'docs', page))).has(anchor),
+      }).toEqual({
+        alert,
+        link,
+        documented: true,
+      });
   });
 });
 
@@ -152,6 +195,7 @@ for (const kind of testDatabaseKinds()) {
       running = await RunningApp.start(database.url, {
         EVENTS_URL: TEST_BROKER_URL,
         EVENTS_EXCHANGE: collector.exchange,
+        WEBHOOKS: 'true',
       });
     });
 
@@ -169,7 +213,14 @@ for (const kind of testDatabaseKinds()) {
       const exported = exportedNames(text);
       const read = [...new Set(rules.flatMap(({ expr }) => metricNames(expr)))].sort();
       expect(read).toEqual(expect.arrayContaining(['events_broker_connected', 'up']));
-      expect(read.filter((name) => !PROMETHEUS_OWN.has(name) && !exported.has(name))).toEqual([]);
+      expect(
+        read.filter(
+          (name) =>
+            !PROMETHEUS_OWN.has(name) && !AWAITED_WITH_WEBHOOKS.has(name) && !exported.has(name),
+        ),
+      ).toEqual([]);
+      expect(read).toEqual(expect.arrayContaining([...AWAITED_WITH_WEBHOOKS]));
+      expect([...AWAITED_WITH_WEBHOOKS].filter((name) => exported.has(name))).toEqual([]);
       for (const route of routes) expect(text).toContain(`route="${route}"`);
     });
   });

@@ -1,4 +1,3 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,13 @@ import {
   uniqueExchange,
 } from './support/event-collector';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
-import { childEnvironment, REPO_ROOT, TemporaryDirectories } from './support/processes';
+import {
+  compileCSharpExample,
+  EXAMPLES_DIRECTORY,
+  type ExampleCommand,
+  ExampleProcess,
+} from './support/example-process';
+import { TemporaryDirectories } from './support/processes';
 import { RunningApp } from './support/test-app';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './support/test-database';
 
@@ -26,13 +31,12 @@ import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './supp
  * without any of them fails, as one without MariaDB does (bash .ci/run installs and starts them).
  */
 
-const EXAMPLES_DIRECTORY = join(REPO_ROOT, 'docs', 'examples');
 const UPDATE = '/api/Transaction/UpdateAgents';
 const AGENTS_CHANGED = 'property-sales.transaction.agents-changed';
 const DATA_IMPORTED = 'property-sales.data.imported';
 
-/** How an example is started on a queue: a program and its arguments. */
-type Command = (queue: string) => readonly [string, string[]];
+/** How an example is started on a queue. */
+type Command = (queue: string) => ExampleCommand;
 
 /** A consumer example of the docs, and how its readers make it runnable. */
 interface Example {
@@ -41,38 +45,6 @@ interface Example {
   /** Makes it runnable, building what it needs in `directory`; how it is then started. */
   readonly prepare: (directory: string) => Promise<Command>;
 }
-
-/**
- * Compiles the C# example as docs/consuming-events.md does, with Mono's C# compiler (a warning fails
- * it); rejects with the compiler's words.
- */
-const compileCSharpExample = (program: string) =>
-  new Promise<void>((resolve, reject) =>
-    execFile(
-      'mcs',
-      [
-        '-warnaserror+',
-        `-out:${program}`,
-        '-r:RabbitMQ.Client.dll',
-        '-r:System.Json.dll',
-        '-r:Mono.Posix.dll',
-        join(EXAMPLES_DIRECTORY, 'ConsumeEvents.cs'),
-      ],
-      (error, stdout, stderr) =>
-        error
-          ? reject(
-              new Error(
-                `mcs did not build docs/examples/ConsumeEvents.cs: ${
-                  (error as NodeJS.ErrnoException).code === 'ENOENT'
-                    ? 'there is no mcs'
-                    : `${stdout}${stderr}`.trim()
-                }\nIt needs Mono and Debian's RabbitMQ.Client (apt-get install mono-complete ` +
-                  'libmono-rabbitmq4.0-cil; bash .ci/run installs them).',
-              ),
-            )
-          : resolve(),
-    ),
-  );
 
 const EXAMPLES: readonly Example[] = [
   {
@@ -87,7 +59,10 @@ const EXAMPLES: readonly Example[] = [
     file: 'ConsumeEvents.cs',
     prepare: async (directory) => {
       const program = join(directory, 'ConsumeEvents.exe');
-      await compileCSharpExample(program);
+      await compileCSharpExample('ConsumeEvents.cs', program, {
+        references: ['RabbitMQ.Client.dll', 'System.Json.dll', 'Mono.Posix.dll'],
+        packages: 'mono-complete libmono-rabbitmq4.0-cil',
+      });
       return (queue) => ['mono', [program, queue]];
     },
   },
@@ -107,75 +82,13 @@ interface PrintedEvent {
   readonly data: Record<string, unknown>;
 }
 
-/** The example running as a child process: its stdout parsed as events, its stderr kept as text. */
-class ExampleConsumer {
-  private stdoutText = '';
-  private stderrText = '';
-  private readonly exited: Promise<number | null>;
+/** The consumer example running as a child process, started on `queue`; resolves once it consumes. */
+const startConsumer = (command: Command, queue: string, env: Record<string, string>) =>
+  ExampleProcess.start(command(queue), env, `Consuming ${queue}`);
 
-  private constructor(private readonly child: ChildProcess) {
-    child.stdout!.on('data', (chunk: Buffer) => (this.stdoutText += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (this.stderrText += chunk.toString()));
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-  }
-
-  /** Starts it on `queue`; resolves once it consumes. */
-  static async start(
-    command: Command,
-    queue: string,
-    env: Record<string, string>,
-  ): Promise<ExampleConsumer> {
-    const [file, args] = command(queue);
-    const consumer = new ExampleConsumer(
-      spawn(file, args, {
-        cwd: REPO_ROOT,
-        env: childEnvironment(env),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }),
-    );
-    await consumer.until(() => consumer.log.includes(`Consuming ${queue}`), 'to consume');
-    return consumer;
-  }
-
-  /** Every complete line it printed, parsed. */
-  get events(): PrintedEvent[] {
-    return this.stdoutText
-      .split('\n')
-      .slice(0, -1)
-      .map((line) => JSON.parse(line) as PrintedEvent);
-  }
-
-  get log(): string {
-    return this.stderrText;
-  }
-
-  get running(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  async until(condition: () => boolean, what: string, ms = 15_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!condition()) {
-      if (!this.running || Date.now() > deadline)
-        throw new Error(
-          `The example did not come ${what}${this.running ? ` within ${ms} ms` : ' (it exited)'}:\n` +
-            `${this.stdoutText}${this.stderrText}`,
-        );
-      await sleep(25);
-    }
-  }
-
-  /** SIGTERM, as Ctrl-C or an orchestrator stops it; its exit code. */
-  async stop(): Promise<number | null> {
-    if (this.running) this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
-    try {
-      return await this.exited;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
+/** Every event the example printed: one JSON line each. */
+const eventsOf = (consumer: ExampleProcess) =>
+  consumer.lines.map((line) => JSON.parse(line) as PrintedEvent);
 
 const rowVersions = (events: readonly PrintedEvent[], subject: string) =>
   events
@@ -203,7 +116,7 @@ for (const [example, kind] of EXAMPLES.flatMap((example) =>
     let command: Command;
     let database: TestDatabase;
     let running: RunningApp;
-    let consumer: ExampleConsumer | undefined;
+    let consumer: ExampleProcess | undefined;
     /** Every event either run of the example printed. */
     const printed: PrintedEvent[] = [];
 
@@ -282,7 +195,7 @@ for (const [example, kind] of EXAMPLES.flatMap((example) =>
     it('prints each event once, a transaction’s in the order they committed', async () => {
       // Bound before anything is published: an event published to an exchange with no queue for it
       // reaches nobody.
-      consumer = await ExampleConsumer.start(command, queue, consumerEnv);
+      consumer = await startConsumer(command, queue, consumerEnv);
       await running.seed({
         requirements: CATALOGUE,
         transactions: [transactionRecord(1), transactionRecord(2)],
@@ -291,9 +204,9 @@ for (const [example, kind] of EXAMPLES.flatMap((example) =>
       await update({ transaction_id: 2, managerid: 33 });
       await update({ transaction_id: 1, brokerid: 13 });
       await update({ transaction_id: 1, salesagentid: 44, salesagentname: 'Ben Cruz' });
-      await consumer.until(() => consumer!.events.length >= 5, 'to print five events');
+      await consumer.until(() => eventsOf(consumer!).length >= 5, 'to print five events');
       await sleep(200);
-      const { events } = consumer;
+      const events = eventsOf(consumer);
       printed.push(...events);
 
       expect(events).toHaveLength(5);
@@ -341,9 +254,9 @@ for (const [example, kind] of EXAMPLES.flatMap((example) =>
         'to skip the duplicate',
       );
       await update({ transaction_id: 2, managerid: 34 });
-      await consumer!.until(() => consumer!.events.length >= 6, 'to print the next event');
+      await consumer!.until(() => eventsOf(consumer!).length >= 6, 'to print the next event');
       await sleep(200);
-      const { events } = consumer!;
+      const events = eventsOf(consumer!);
       printed.push(...events.slice(printed.length));
 
       expect(events).toHaveLength(6);
@@ -371,14 +284,15 @@ for (const [example, kind] of EXAMPLES.flatMap((example) =>
       const duplicate = printed.find((event) => event.subject === '2')!;
       await publishAgain(duplicate);
 
-      consumer = await ExampleConsumer.start(command, queue, consumerEnv);
+      consumer = await startConsumer(command, queue, consumerEnv);
       await consumer.until(
         () =>
-          consumer!.events.length >= 2 && consumer!.log.includes(`Skipped event ${duplicate.id}`),
+          eventsOf(consumer!).length >= 2 &&
+          consumer!.log.includes(`Skipped event ${duplicate.id}`),
         'to catch up',
       );
       await sleep(200);
-      const { events } = consumer;
+      const events = eventsOf(consumer);
 
       expect(events).toHaveLength(2);
       expect(rowVersions(events, '1')).toEqual([5]);
@@ -407,11 +321,11 @@ for (const [example, kind] of EXAMPLES.flatMap((example) =>
         'to reject the three messages',
       );
       await update({ transaction_id: 1, brokerid: 15 });
-      await consumer!.until(() => consumer!.events.length >= 3, 'to print the next event');
+      await consumer!.until(() => eventsOf(consumer!).length >= 3, 'to print the next event');
       await sleep(200);
 
-      expect(consumer!.events).toHaveLength(3);
-      expect(rowVersions(consumer!.events, '1')).toEqual([5, 6]);
+      expect(eventsOf(consumer!)).toHaveLength(3);
+      expect(rowVersions(eventsOf(consumer!), '1')).toEqual([5, 6]);
       expect(consumer!.log).toContain('Rejected message no-id: not a CloudEvent (id is missing).');
       // Each dead-lettered once, as published, saying why and from where; none left in the queue.
       expect(await waiting(queue)).toBe(0);

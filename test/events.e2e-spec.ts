@@ -18,7 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { IMPORT_MAIN, runNode } from './support/processes';
-import { type Environment, RunningApp } from './support/test-app';
+import { COMMISSION_SPLITS_CHANGED } from './support/commission/commission.events';
+import { type Environment, relayIdle, RunningApp } from './support/test-app';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './support/test-database';
 
 const UPDATE = '/api/Transaction/UpdateAgents';
@@ -43,13 +44,13 @@ for (const kind of testDatabaseKinds()) {
     let database: TestDatabase;
     let running: RunningApp | undefined;
 
-    const start = async (env: Environment = {}, withHandlers = true) => {
+    const start = async (env: Environment = {}, withHandlers = true, scenario = true) => {
       await running?.close();
       running = await RunningApp.start(
         database.url,
         { ...HANDLERS, ...env },
         withHandlers ? [EventHandlersModule] : [],
-        { reactor: withHandlers },
+        { reactor: withHandlers, scenario },
       );
       return running;
     };
@@ -81,10 +82,29 @@ for (const kind of testDatabaseKinds()) {
     });
 
     it('writes no outbox row while no broker is set and no module handles events', async () => {
-      const app = await start({}, false);
+      const app = await start({}, false, false);
       await app.seed({ requirements: CATALOGUE, transactions: [transactionRecord(1)] });
       await update({ transaction_id: 1, brokerid: 12 }).expect(204);
       expect(await outboxRows()).toBe(0);
+    });
+
+    it('stores only the kinds of events a handler hears while no broker is set', async () => {
+      const app = await start({}, true, false);
+      await app.seed({ transactions: [transactionRecord(50)] });
+      await relayIdle(app);
+      const rowsOf = (kind: { routingKey: string }) =>
+        count('SELECT COUNT(*) AS n FROM event_outbox WHERE routing_key = ?', [kind.routingKey]);
+      const agentsChanged = await rowsOf(AGENTS_CHANGED);
+      await update({ transaction_id: 50, brokerid: 14 }).expect(204);
+      await relayIdle(app);
+      // The reacting module recomputed the splits and published them, but nothing consumes its
+      // event here: it is not written.
+      expect(
+        await count('SELECT COUNT(*) AS n FROM commission_split WHERE transaction_id = ?', [50]),
+      ).toBeGreaterThan(0);
+      expect(await rowsOf(COMMISSION_SPLITS_CHANGED)).toBe(0);
+      expect(await rowsOf(NOTIFICATION_SENT)).toBe(0);
+      expect(await rowsOf(AGENTS_CHANGED)).toBe(agentsChanged + 1);
     });
 
     it('hands each committed change to every handler once, as it committed', async () => {

@@ -152,8 +152,8 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
   }
 
   /**
-   * Finds the handlers and batched reactions; with an after-commit handler, or a broker, units write
-   * their events from now on.
+   * Finds the handlers and batched reactions; units store from now on the events of the kinds an
+   * after-commit handler hears, or every event for a broker.
    */
   onModuleInit(): void {
     const { url, exchange } = this.config.events;
@@ -192,7 +192,8 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
           );
       }
     }
-    if (this.consumers.some((consumer) => consumer.readsOutbox)) this.outbox.enable();
+    for (const consumer of this.consumers)
+      if (consumer.readsOutbox) this.outbox.enable(consumer.kinds);
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -44,17 +44,22 @@ export type PurgeHolders = (manager: EntityManager) => Promise<readonly string[]
 /** The handlers of one kind of event that run inside the publishing change's transaction. */
 type InTransactionHandler = EventHandlerMethod<object>;
 
+/** Every kind of event is stored: something takes them all (a broker, the feed). */
+const EVERY_KIND = 'every';
+
 /**
  * Where units of work hand the events of the changes they commit, in the same transaction: each is
  * given its id, heard by the in-transaction handlers of its kind (which may write and publish with the
- * change), and stored in the outbox, so that it exists exactly when its change committed. The outbox
- * is on when something consumes it after commit (a broker, EVENTS_URL; the event feed, EVENTS_FEED;
- * webhooks, WEBHOOKS; or an after-commit handler); off, it writes nothing and costs nothing. Modules never call it: they
- * hand their events to the unit of work they commit with.
+ * change), and stored in the outbox, so that it exists exactly when its change committed. It stores
+ * what something consumes after commit: every event for a broker (EVENTS_URL), the event feed
+ * (EVENTS_FEED) or webhooks (WEBHOOKS), only the kinds they hear for after-commit handlers alone; an
+ * event nothing consumes is not written and costs nothing. Modules never call it: they hand their
+ * events to the unit of work they commit with.
  */
 @Injectable()
 export class Outbox {
-  private active: boolean;
+  /** The routing keys of the kinds stored, or every kind. */
+  private stored: ReadonlySet<string> | typeof EVERY_KIND;
   private readonly listeners = new Set<(routingKeys: ReadonlySet<string>) => void>();
   private readonly purgeHolders: PurgeHolders[] = [];
   private readonly inTransaction = new Map<string, InTransactionHandler[]>();
@@ -69,7 +74,8 @@ export class Outbox {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.active = config.events.url !== undefined || config.events.feed || config.webhooks.on;
+    const everyKind = config.events.url !== undefined || config.events.feed || config.webhooks.on;
+    this.stored = everyKind ? EVERY_KIND : new Set();
     this.source = config.events.source;
     this.schemaUrl = config.events.schemaUrl;
     const escape = (name: string) => dataSource.driver.escape(name);
@@ -93,14 +99,13 @@ export class Outbox {
     }`;
   }
 
-  /** Whether units write their events: a broker, the feed or an after-commit handler takes them. */
-  get enabled(): boolean {
-    return this.active;
-  }
-
-  /** Turns it on: a consumer of the events is there. */
-  enable(): void {
-    this.active = true;
+  /**
+   * Stores the events of `kinds` (routing keys) from now on, or every event without them: a consumer
+   * of those is there.
+   */
+  enable(kinds?: readonly string[]): void {
+    if (kinds === undefined) this.stored = EVERY_KIND;
+    else if (this.stored !== EVERY_KIND) this.stored = new Set([...this.stored, ...kinds]);
   }
 
   /**
@@ -108,13 +113,13 @@ export class Outbox {
    * checkpoints, so the service's after-commit handlers hear of the command's changes too.
    */
   async enableIfConsumed(): Promise<void> {
-    if (this.active) return;
+    if (this.stored === EVERY_KIND) return;
     const checkpoints = this.dataSource.getMetadata(EventCheckpointEntity);
     const [row] = await this.dataSource.query<{ consumer: string }[]>(
       `SELECT consumer FROM ${this.dataSource.driver.escape(checkpoints.tableName)} WHERE consumer <> ? LIMIT 1`,
       [POSITIONS],
     );
-    if (row) this.active = true;
+    if (row) this.enable();
   }
 
   /**
@@ -208,10 +213,9 @@ export class Outbox {
     };
   }
 
-  /** The writes that store `events` in a statement unit; none when it is off. */
+  /** The writes that store those of `events` something consumes, in a statement unit. */
   writes(events: readonly PreparedEvent[]): Write[] {
-    if (!this.active) return [];
-    return events.map(({ event, id, traceparent }) => ({
+    return this.consumed(events).map(({ event, id, traceparent }) => ({
       sql: this.insertSql,
       parameters: [
         id,
@@ -224,8 +228,8 @@ export class Outbox {
   }
 
   /**
-   * Stores `events` in the transaction `manager` runs, many rows a statement; how many it stored
-   * (none when it is off).
+   * Stores those of `events` something consumes in the transaction `manager` runs, many rows a
+   * statement; how many it stored.
    */
   async insert(manager: EntityManager, events: readonly PreparedEvent[]): Promise<number> {
     const writes = this.writes(events);
@@ -239,10 +243,19 @@ export class Outbox {
     return writes.length;
   }
 
-  /** Tells the relay that `events` committed (stored, when it is on). */
+  /** Tells the relay that those of `events` it stored committed. */
   committed(events: readonly PreparedEvent[]): void {
-    if (!this.active || events.length === 0) return;
-    const routingKeys = new Set(events.map(({ event }) => event.type.routingKey));
+    const stored = this.consumed(events);
+    if (stored.length === 0) return;
+    const routingKeys = new Set(stored.map(({ event }) => event.type.routingKey));
     for (const listener of this.listeners) listener(routingKeys);
+  }
+
+  /** Those of `events` that something consumes after commit. */
+  private consumed(events: readonly PreparedEvent[]): readonly PreparedEvent[] {
+    const stored = this.stored;
+    return stored === EVERY_KIND
+      ? events
+      : events.filter(({ event }) => stored.has(event.type.routingKey));
   }
 }

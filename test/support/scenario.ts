@@ -1,8 +1,9 @@
-import { type INestApplication } from '@nestjs/common';
+import { type INestApplication, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { UnitOfWork } from '../../src/database/unit-of-work';
 import { type ReceivedEvent } from '../../src/events/event-handler.decorator';
+import { Outbox } from '../../src/events/outbox';
 import { type IntegrationEventType } from '../../src/events/integration-event';
 import { ExactDecimal, JsonCodec, wireModelOf } from '../../src/wire';
 
@@ -25,6 +26,24 @@ export function asJson(data: object): unknown {
 }
 
 /**
+ * Scenario's consumer of the events, as the outbox counts consumers: every kind is stored, from the
+ * service's start (a restarted service's first events too). Without it, an event no broker, feed or
+ * handler of its kind takes is not stored, and a scenario would wait for it in vain.
+ */
+@Injectable()
+class EveryEventObserved implements OnModuleInit {
+  constructor(private readonly outbox: Outbox) {}
+
+  onModuleInit(): void {
+    this.outbox.enable();
+  }
+}
+
+/** What a service mounts for Scenario to observe its events. */
+@Module({ providers: [EveryEventObserved] })
+export class ScenarioModule {}
+
+/**
  * An event-driven test in the words of Spring Modulith's Scenario: stimulate the application, then
  * wait for an event of a type, matching what the test expects, to commit.
  *
@@ -35,8 +54,8 @@ export function asJson(data: object): unknown {
  *     .toArrive();
  *
  * It reads the events committed after the stimulus began from the outbox, as the relay does, so it
- * sees what any module publishes, in process or not; the outbox is on whenever something consumes
- * events after commit (a broker, or an after-commit handler).
+ * sees what any module publishes, in process or not, in a service that mounts ScenarioModule (as
+ * RunningApp does).
  */
 export class Scenario {
   /** `app`: the application, or what answers the current one (a suite that restarts its service). */

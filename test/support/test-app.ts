@@ -10,6 +10,7 @@ import { RequirementDto } from '../../src/requirement/dto/requirement.dto';
 import { TransactionDto } from '../../src/transaction/dto/transaction.dto';
 import { JsonCodec } from '../../src/wire';
 import { CommissionModule } from './commission/commission.module';
+import { ScenarioModule } from './scenario';
 import {
   createTestDatabase,
   type DatabaseKind,
@@ -31,6 +32,11 @@ export interface StartOptions {
    * a suite's subject is a service with nothing registered.
    */
   readonly reactor?: boolean;
+  /**
+   * Whether Scenario can observe every event (ScenarioModule: the outbox stores every kind, as with a
+   * broker). Off only where a suite's subject is which events the outbox stores.
+   */
+  readonly scenario?: boolean;
 }
 
 /** The service listening on a loopback port, on one test database. */
@@ -42,14 +48,14 @@ export class RunningApp {
   ) {}
 
   /**
-   * `modules`: mounted beside the service's own and the reacting test module, as a suite mounts a
-   * module of its own.
+   * `modules`: mounted beside the service's own, the reacting test module and Scenario's, as a suite
+   * mounts a module of its own.
    */
   static async start(
     databaseUrl: string,
     env: Environment = {},
     modules: ModuleMetadata['imports'] = [],
-    { reactor = true, features }: StartOptions = {},
+    { reactor = true, scenario = true, features }: StartOptions = {},
   ): Promise<RunningApp> {
     const config = loadAppConfig({
       DATABASE_URL: databaseUrl,
@@ -62,7 +68,11 @@ export class RunningApp {
     });
     const app = await createApp(config, {
       logger: false,
-      modules: reactor ? [CommissionModule, ...modules] : modules,
+      modules: [
+        ...(reactor ? [CommissionModule] : []),
+        ...(scenario ? [ScenarioModule] : []),
+        ...modules,
+      ],
       features,
     });
     // On a port of its own, unless the suite named one (an address the configuration must know).
