@@ -29,7 +29,7 @@ import { type DeliveredEvent, until, WebhookReceiver } from './support/webhook-r
 const BASE = '/api/Webhook';
 const UPDATE = '/api/Transaction/UpdateAgents';
 const AGENTS_CHANGED = 'property-sales.transaction.agents-changed';
-/** Loopback receivers over http://; retries 10 ms, 600 ms, 3.6 s… apart; other commits seen soon. */
+/** Loopback receivers over http://; retries at once, then 10 ms, 600 ms, 3.6 s… apart. */
 const WEBHOOKS_ON = {
   WEBHOOKS: 'true',
   WEBHOOKS_ALLOW_HTTP: 'true',

@@ -384,7 +384,7 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     names: ['WEBHOOKS_RETRY_BASE_MS'],
     default: '`1000`',
     meaning:
-      "The unit of the retry schedule, which is Standard Webhooks' (at once, then 5, 300, 1800, 7200, 18000, 36000 units, then 36000 again; each ±20% at random, never past `WEBHOOKS_DISABLE_AFTER_MS`): 1000 makes it 5 s, 5 min, 30 min, 2 h, 5 h, 10 h. Tests shorten it (1 to 60000).",
+      "The unit of the retry schedule, which is Standard Webhooks' (after a failure at once, then after 5, 300, 1800, 7200, 18000, 36000 units, then 36000 again; each ±20% at random, never past `WEBHOOKS_DISABLE_AFTER_MS`): 1000 makes it at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h. Tests shorten it (1 to 60000).",
   },
 ];
 
