@@ -448,7 +448,7 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
     const disabledReason =
       `Every delivery failed for ${Math.round((now - since) / 1000)} s (WEBHOOKS_DISABLE_AFTER_MS), ` +
       `${attempts} attempts; the last ${reason}`;
-    await this.unitOfWork.write((manager) =>
+    const recorded = await this.unitOfWork.write((manager) =>
       this.setLease(manager, lease, {
         failing_since: new Date(since),
         attempts,
@@ -462,6 +462,8 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
         }),
       }),
     );
+    // Another instance took the lease meanwhile (this one stalled past it): the failure is its own.
+    if (!recorded) return { next: 'idle' };
     if (disabled) {
       this.logger.warn(
         `Webhook ${row.id} is disabled: ${disabledReason.slice(0, REASON_LENGTH)}. ResumeWebhook delivers again from its checkpoint.`,
