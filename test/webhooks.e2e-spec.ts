@@ -244,6 +244,41 @@ describeOnEachDatabase(
       await context.http.delete(`${BASE}/DeleteWebhook/${subscription.id}`).expect(204);
     });
 
+    it('counts a subscriber silent past WEBHOOKS_TIMEOUT_MS as a time-out and a closed port as refused, retrying both', async () => {
+      const counts = async () => {
+        const text = await metricsOf(context);
+        const count = (result: string) =>
+          Number(
+            new RegExp(`^webhook_deliveries_total\\{result="${result}"\\} (\\d+)$`, 'm').exec(
+              text,
+            )?.[1] ?? 0,
+          );
+        return { timeout: count('timeout'), refused: count('refused') };
+      };
+      const before = await counts();
+      const silent = await receiver();
+      let answered = 0;
+      silent.answer = () => (answered++ === 0 ? 'hang' : 204);
+      const closed = await WebhookReceiver.start();
+      const closedUrl = closed.url;
+      await closed.close();
+      const slow = await subscribe(context, { url: silent.url, types: [AGENTS_CHANGED] });
+      const nowhere = await subscribe(context, { url: closedUrl, types: [AGENTS_CHANGED] });
+      await changeAgents(context, 1, 280);
+      await until(async () => {
+        const now = await counts();
+        return now.timeout > before.timeout && now.refused > before.refused + 1;
+      }, 'a time-out and refused connections');
+      // The silent one's first delivery is sent again once it timed out, and taken.
+      await until(
+        () => silent.verified(slow.secret).length === 3,
+        'the deliveries after the time-out',
+      );
+      expect(new Set(silent.deliveries.map(({ headers }) => headers['webhook-id'])).size).toBe(3);
+      await context.http.delete(`${BASE}/DeleteWebhook/${slow.id}`).expect(204);
+      await context.http.delete(`${BASE}/DeleteWebhook/${nowhere.id}`).expect(204);
+    });
+
     it('delivers nothing while paused, and what was missed once resumed', async () => {
       const target = await receiver();
       const subscription = await subscribe(context, { url: target.url, types: [AGENTS_CHANGED] });

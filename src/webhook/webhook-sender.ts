@@ -38,9 +38,24 @@ const TIMEOUT_CODES = new Set([
   'UND_ERR_BODY_TIMEOUT',
 ]);
 
-/** The error and its causes, outermost first. */
-function* causes(error: unknown): Generator<Error & { code?: string }> {
-  for (let at = error; at instanceof Error; at = at.cause) yield at;
+/** What is read of an error and its causes, from whichever realm (undici's, a DOMException). */
+interface Cause {
+  readonly name?: string;
+  readonly code?: string;
+  readonly message?: string;
+  readonly cause?: unknown;
+}
+
+/** How deep a chain of causes is read. */
+const CAUSE_DEPTH = 8;
+
+/** The error and its causes, outermost first: objects, not `instanceof Error`, across realms. */
+function* causes(error: unknown): Generator<Cause> {
+  let at = error;
+  for (let depth = 0; depth < CAUSE_DEPTH && typeof at === 'object' && at !== null; depth++) {
+    yield at;
+    at = (at as Cause).cause;
+  }
 }
 
 /** The first bytes of an answer's body, as text; the rest is never read. */
@@ -121,10 +136,10 @@ export class WebhookSender {
       if (cause.name === 'TimeoutError' || (cause.code && TIMEOUT_CODES.has(cause.code)))
         return { result: 'timeout', reason: `no answer within ${this.timeoutMs} ms` };
       if (cause.code && REFUSED_CODES.has(cause.code))
-        return { result: 'refused', reason: cause.message };
+        return { result: 'refused', reason: String(cause.message) };
     }
     const [outer] = causes(error);
-    return { result: 'failed', reason: outer?.message ?? String(error) };
+    return { result: 'failed', reason: String(outer?.message ?? error) };
   }
 
   close(): Promise<void> {
