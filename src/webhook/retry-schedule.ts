@@ -1,5 +1,5 @@
 /**
- * The Standard Webhooks (Svix) retry schedule, in units of WEBHOOKS_RETRY_BASE_MS (1 s by default):
+ * The Standard Webhooks retry schedule, in units of WEBHOOKS_RETRY_BASE_MS (1 s by default):
  * after the first failure at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, and 10 h again from
  * then on.
  */
