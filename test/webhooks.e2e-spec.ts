@@ -401,6 +401,22 @@ describeOnEachDatabase(
       expect(after).toHaveLength(count.length - 1);
     });
 
+    it('signs with the new secret alone once WEBHOOKS_SECRET_GRACE_MS has passed', async () => {
+      await context.restart({ WEBHOOKS_SECRET_GRACE_MS: '0' });
+      const target = await receiver();
+      const subscription = await subscribe(context, { url: target.url, types: [AGENTS_CHANGED] });
+      const rotated = (
+        await context.http.post(`${BASE}/RotateWebhookSecret/${subscription.id}`).expect(200)
+      ).body as Subscription;
+      await changeAgents(context, 1, 450);
+      await until(() => target.acknowledged.length === 3, 'three deliveries');
+      for (const { headers } of target.acknowledged)
+        expect(String(headers['webhook-signature']).split(' ')).toHaveLength(1);
+      expect(target.verified(rotated.secret)).toHaveLength(3);
+      expect(() => target.verified(subscription.secret)).toThrow();
+      await context.http.delete(`${BASE}/DeleteWebhook/${subscription.id}`).expect(204);
+    });
+
     it("keeps an active subscription's undelivered events from the purge, past EVENTS_RETENTION_MS", async () => {
       // Every event past its consumers is purged at once, each second.
       await context.restart({ EVENTS_RETENTION_MS: '0' });
