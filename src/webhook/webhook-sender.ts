@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
 import { CLOUD_EVENT_ENCODING, CLOUD_EVENT_MEDIA_TYPE } from '../events/cloud-event';
-import { checkedLookup, TargetRefusal, type TargetRules, targetUrl } from './webhook-targets';
+import { checkedLookup, TARGET_REFUSED, type TargetRules, targetUrl } from './webhook-targets';
 
 /**
  * How one delivery ended: `delivered` (a 2xx), `failed` (another status, a redirect among them, or a
@@ -17,7 +17,7 @@ export interface DeliveryOutcome {
 }
 
 /** The most of a subscriber's answer read (and quoted): its body is never stored or logged whole. */
-export const EXCERPT_BYTES = 256;
+const EXCERPT_BYTES = 256;
 
 /** One delivery: the event as the broker gets it, and where it goes. */
 export interface Delivery {
@@ -31,7 +31,7 @@ export interface Delivery {
 }
 
 /** Node.js's codes for a connection its target refused, or this service's address check did. */
-const REFUSED_CODES = new Set(['ECONNREFUSED', new TargetRefusal('').code]);
+const REFUSED_CODES = new Set(['ECONNREFUSED', TARGET_REFUSED]);
 const TIMEOUT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',

@@ -8,10 +8,12 @@ export interface TargetRules {
   readonly allowPrivateNetworks: boolean;
 }
 
+/** The code of a connection the address check refused, as Node.js codes a refused one. */
+export const TARGET_REFUSED = 'EWEBHOOKTARGET';
+
 /** Why a URL is no webhook target; its message says so to the subscriber's owner. */
 export class TargetRefusal extends Error {
-  /** Node's code for a refused connection, which the sender reads as such. */
-  readonly code = 'EWEBHOOKTARGET';
+  readonly code = TARGET_REFUSED;
 }
 
 /**
