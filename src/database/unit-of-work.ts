@@ -198,7 +198,6 @@ export class UnitOfWork {
     return this.retried(this.managed(work), newDeadline({}));
   }
 
-  /** A statement unit run inside the unit the caller joined: its statements one by one. */
   /**
    * Runs `callback` once the unit the caller runs in has committed (not at all if it rolls back), or
    * at once outside a unit.
@@ -209,6 +208,7 @@ export class UnitOfWork {
     else callback();
   }
 
+  /** A statement unit run inside the unit the caller joined: its statements one by one. */
   private joinedStatements({ manager, publish }: Joined): StatementTransaction {
     return {
       begin: (read) => manager.query<Row[]>(read.sql, [...read.parameters]),

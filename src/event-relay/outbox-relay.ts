@@ -31,6 +31,7 @@ import {
 } from '../events/event-handler.decorator';
 import { type IntegrationEventType, type Publish } from '../events/integration-event';
 import { Outbox } from '../events/outbox';
+import { registerBacklogGauges } from './backlog-gauges';
 import { BrokerPublishError, BrokerPublisher } from './broker-publisher';
 import { OutboxStore, type StoredEvent } from './outbox-store';
 import { Wakeup } from './wakeup';
@@ -537,32 +538,21 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
             ),
           })),
       ).catch(() => []);
-    new Gauge({
-      name: 'events_pending',
-      help: 'Committed events each consumer (broker, or an in-process handler) has not yet taken.',
-      labelNames: ['consumer'],
-      registers,
-      async collect() {
-        this.reset();
-        for (const { name, backlog } of await backlogs())
-          this.set({ consumer: name }, backlog.events);
+    registerBacklogGauges(
+      registry,
+      {
+        label: 'consumer',
+        pending: {
+          name: 'events_pending',
+          help: 'Committed events each consumer (broker, or an in-process handler) has not yet taken.',
+        },
+        oldest: {
+          name: 'events_oldest_pending_age_seconds',
+          help: 'Age of the oldest committed event each consumer has not yet taken; 0 when none waits.',
+        },
       },
-    });
-    new Gauge({
-      name: 'events_oldest_pending_age_seconds',
-      help: 'Age of the oldest committed event each consumer has not yet taken; 0 when none waits.',
-      labelNames: ['consumer'],
-      registers,
-      async collect() {
-        this.reset();
-        const now = Date.now();
-        for (const { name, backlog } of await backlogs())
-          this.set(
-            { consumer: name },
-            backlog.oldest ? Math.max(0, now - backlog.oldest.getTime()) / 1000 : 0,
-          );
-      },
-    });
+      backlogs,
+    );
     // Each batched reaction, and whether its run is under way; none when the database does not answer.
     const reactionsRunning = async () => {
       const names = this.consumers

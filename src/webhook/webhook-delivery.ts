@@ -14,6 +14,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { version } from '../../package.json';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { UnitOfWork } from '../database/unit-of-work';
+import { registerBacklogGauges } from '../event-relay/backlog-gauges';
 import { OutboxStore, POSITION_BATCH, type StoredEvent } from '../event-relay/outbox-store';
 import { Wakeup } from '../event-relay/wakeup';
 import { declaredIntegrationEvents } from '../events/integration-event';
@@ -506,7 +507,7 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
         (await subscriptions()).map(async ({ id, types }) => {
           const kinds = this.kindsOf(types);
           return {
-            id,
+            name: id,
             backlog:
               kinds?.length === 0
                 ? { events: 0 }
@@ -516,34 +517,21 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
           };
         }),
       ).catch(() => []);
-    new Gauge({
-      name: 'webhook_pending_events',
-      help: 'Committed events each webhook subscription selects and has not yet acknowledged (paused and disabled ones included).',
-      labelNames: ['subscription'],
-      registers,
-      async collect() {
-        this.reset();
-        for (const { id, backlog } of await backlogs())
-          this.set({ subscription: id }, backlog.events);
+    registerBacklogGauges(
+      registry,
+      {
+        label: 'subscription',
+        pending: {
+          name: 'webhook_pending_events',
+          help: 'Committed events each webhook subscription selects and has not yet acknowledged (paused and disabled ones included).',
+        },
+        oldest: {
+          name: 'webhook_oldest_undelivered_age_seconds',
+          help: 'Age of the oldest committed event each webhook subscription selects and has not yet acknowledged; 0 when none waits.',
+        },
       },
-    });
-    new Gauge({
-      name: 'webhook_oldest_undelivered_age_seconds',
-      help: 'Age of the oldest committed event each webhook subscription selects and has not yet acknowledged; 0 when none waits.',
-      labelNames: ['subscription'],
-      registers,
-      async collect() {
-        this.reset();
-        const now = Date.now();
-        for (const { id, backlog } of await backlogs())
-          this.set(
-            { subscription: id },
-            'oldest' in backlog && backlog.oldest
-              ? Math.max(0, now - backlog.oldest.getTime()) / 1000
-              : 0,
-          );
-      },
-    });
+      backlogs,
+    );
     new Gauge({
       name: 'webhook_subscriptions_disabled',
       help: 'Webhook subscriptions disabled after failing WEBHOOKS_DISABLE_AFTER_MS; ResumeWebhook enables one again.',
