@@ -14,7 +14,7 @@ import {
   REPO_ROOT,
   runNode,
 } from './support/processes';
-import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
+import { describeOnEachDatabase, relayIdle, type SuiteContext } from './support/test-app';
 
 type Json = Record<string, unknown>;
 
@@ -55,6 +55,8 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
   const runImport = (...args: string[]): Promise<CommandResult> =>
     runNode(IMPORT_MAIN, args, { env: environment(), timeoutMs: 120000 });
 
+  /** How long the reacting module may take to recompute the splits of an import before. */
+  const BACKGROUND_MS = 30_000;
   const transaction = (id: number) => context.http.get(`/api/Transaction/GetTransaction/${id}`);
   const history = async (id: number) =>
     (await context.http.get(`/api/Transaction/GetAgentHistory/${id}`).expect(200)).body as Json[];
@@ -180,6 +182,9 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
   });
 
   it('leaves the data as it was when the process is killed in the middle of an import', async () => {
+    // The reacting module's recomputation after the imports before is done: the import meets no
+    // background writes of the service's.
+    await relayIdle(context.running, BACKGROUND_MS);
     const before = {
       first: (await transaction(1)).text,
       last: (await transaction(MANY)).text,
@@ -240,6 +245,9 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
         await fixture('concurrent-seed.json', transactionsText(first, count)),
       );
       expect(seeded.code).toBe(0);
+      // The reacting module's recomputation after that import is done: the import below meets no
+      // background writes of the service's, only the client's.
+      await relayIdle(context.running, BACKGROUND_MS);
 
       // The import reads a named pipe, so it can be held inside its transaction after its first batch.
       const pipe = join(directory, 'concurrent.json');
