@@ -15,7 +15,7 @@ export interface BacklogGauges {
 }
 
 /**
- * Registers the gauges of consumers' backlogs, read from `backlogs` at each scrape: how many committed
+ * Registers the gauges of consumers' backlogs, read from `backlogs` once a scrape: how many committed
  * events each consumer has not taken, and how old the oldest of them is (0 when none waits).
  */
 export function registerBacklogGauges(
@@ -24,13 +24,19 @@ export function registerBacklogGauges(
   backlogs: () => Promise<readonly NamedBacklog[]>,
 ): void {
   const registers = [registry];
+  // A scrape collects both gauges at once: they share one read of the backlogs.
+  let reading: Promise<readonly NamedBacklog[]> | undefined;
+  const read = () =>
+    (reading ??= backlogs().finally(() => {
+      reading = undefined;
+    }));
   new Gauge({
     ...pending,
     labelNames: [label],
     registers,
     async collect() {
       this.reset();
-      for (const { name, backlog } of await backlogs()) this.set({ [label]: name }, backlog.events);
+      for (const { name, backlog } of await read()) this.set({ [label]: name }, backlog.events);
     },
   });
   new Gauge({
@@ -40,7 +46,7 @@ export function registerBacklogGauges(
     async collect() {
       this.reset();
       const now = Date.now();
-      for (const { name, backlog } of await backlogs())
+      for (const { name, backlog } of await read())
         this.set(
           { [label]: name },
           backlog.oldest ? Math.max(0, now - backlog.oldest.getTime()) / 1000 : 0,
