@@ -55,6 +55,36 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
   const runImport = (...args: string[]): Promise<CommandResult> =>
     runNode(IMPORT_MAIN, args, { env: environment(), timeoutMs: 120000 });
 
+  /**
+   * The import reading transactions from a named pipe the test writes, so that it can be held, or
+   * killed, inside its database transaction. A write it stops reading fails with what it said.
+   */
+  const importFromPipe = (name: string, ...options: string[]) => {
+    const pipe = join(directory, name);
+    execFileSync('mkfifo', [pipe]);
+    const child = spawn(process.execPath, [IMPORT_MAIN, '--transactions', pipe, ...options], {
+      cwd: REPO_ROOT,
+      env: childEnvironment(environment()),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
+    const writer = createWriteStream(pipe);
+    // A failed write is the write's own failure, below, not another uncaught one.
+    writer.on('error', () => undefined);
+    const write = (text: string) =>
+      new Promise<void>((resolve, reject) =>
+        writer.write(text, (error) =>
+          error
+            ? void exited.then(() => reject(new Error(`The import stopped reading: ${output}`)))
+            : resolve(),
+        ),
+      );
+    return { child, exited, writer, write, output: () => output };
+  };
+
   /** How long the reacting module may take to recompute the splits of an import before. */
   const BACKGROUND_MS = 30_000;
   const transaction = (id: number) => context.http.get(`/api/Transaction/GetTransaction/${id}`);
@@ -190,38 +220,17 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
       last: (await transaction(MANY)).text,
       history: await history(1),
     };
-    // The import reads its file from a named pipe the test writes, so it is killed while it is known
-    // to be inside its database transaction: it has read thousands of records, and it reads at most
-    // a few batches ahead of what it has written.
-    const pipe = join(directory, 'live.json');
-    execFileSync('mkfifo', [pipe]);
-    const child = spawn(process.execPath, [IMPORT_MAIN, '--transactions', pipe], {
-      cwd: REPO_ROOT,
-      env: childEnvironment(environment()),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = once(child, 'close');
+    // The import is killed while it is known to be inside its database transaction: it has read
+    // thousands of records, and it reads at most a few batches ahead of what it has written.
+    const { child, exited, writer, write, output } = importFromPipe('live.json');
     const text = transactionsText(1, 20000, 'Killed Import');
-    const writer = createWriteStream(pipe);
-    // A failed write is the write's own failure, below, not another uncaught one.
-    writer.on('error', () => undefined);
-    // Everything but the array's end: the import then waits for the rest. Should the import stop
-    // reading before it, what it said is the failure.
-    await new Promise<void>((resolve, reject) =>
-      writer.write(text.slice(0, text.lastIndexOf('{')), (error) =>
-        error
-          ? void exited.then(() => reject(new Error(`The import stopped reading: ${output}`)))
-          : resolve(),
-      ),
-    );
+    // Everything but the array's end: the import then waits for the rest.
+    await write(text.slice(0, text.lastIndexOf('{')));
     await new Promise((resolve) => setTimeout(resolve, 1000));
     child.kill('SIGKILL');
-    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    const [code, signal] = await exited;
     writer.destroy();
-    expect({ code, signal, output }).toEqual({
+    expect({ code, signal, output: output() }).toEqual({
       code: null,
       signal: 'SIGKILL',
       output: expect.not.stringContaining('Import complete') as unknown,
@@ -249,24 +258,9 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
       // background writes of the service's, only the client's.
       await relayIdle(context.running, BACKGROUND_MS);
 
-      // The import reads a named pipe, so it can be held inside its transaction after its first batch.
-      const pipe = join(directory, 'concurrent.json');
-      execFileSync('mkfifo', [pipe]);
-      const child = spawn(process.execPath, [IMPORT_MAIN, '--transactions', pipe, '--quiet'], {
-        cwd: REPO_ROOT,
-        env: childEnvironment(environment()),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      const exited = once(child, 'close');
+      // The import is held inside its transaction after its first batch.
+      const { exited, writer, write, output } = importFromPipe('concurrent.json', '--quiet');
       const records = transactionTexts(first, count, 'Import Broker');
-      const writer = createWriteStream(pipe);
-      const write = (text: string) =>
-        new Promise<void>((resolve, reject) =>
-          writer.write(text, (error) => (error ? reject(error) : resolve())),
-        );
       await write(`[${records.slice(0, 1200).join(',\n')},\n`);
       // Its first batch is written, uncommitted: a transaction on the server has changed its rows.
       const server = await createConnection({
@@ -279,7 +273,7 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
           );
           const modified = (rows[0] as { modified: number | null }).modified;
           if (Number(modified) >= 1000) break;
-          if (waited > 30000) throw new Error(`The import wrote no batch: ${output}`);
+          if (waited > 30000) throw new Error(`The import wrote no batch: ${output()}`);
           await sleep(50);
         }
       } finally {
@@ -292,8 +286,11 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
         .expect(204);
       await write(`${records.slice(1200).join(',\n')}]`);
       writer.end();
-      const [code] = (await exited) as [number | null];
-      expect({ code, output }).toEqual({ code: 0, output: expect.any(String) as unknown });
+      const [code] = await exited;
+      expect({ code, output: output() }).toEqual({
+        code: 0,
+        output: expect.any(String) as unknown,
+      });
 
       // The import overwrote the client's change, and its history says so, from the value the client
       // left, at the version after the client's.
