@@ -18,6 +18,7 @@ import { UndeclaredScopeGrantError } from './auth/scope-check';
 import { type Scope } from './auth/scopes';
 import { type AppConfig, ConfigurationError } from './config/app-config';
 import { applyConnectionLimits } from './connection-limits';
+import { answerUnparsableRequests } from './unparsable-requests';
 import { isDatabaseFailure } from './database/database-errors';
 import { SchemaBehindError } from './database/schema-check';
 import { onlyHealthOn } from './health-port';
@@ -162,6 +163,7 @@ export async function createApp(
     },
   );
   applyConnectionLimits(app.getHttpServer(), config.connections);
+  answerUnparsableRequests(app.getHttpServer());
   // First of all: every request, whatever answers it, gets a request id and a log line, and is counted.
   app.use(app.get<RequestHandler>(HTTP_LOGGER));
   const metrics = config.metrics === 'off' ? undefined : app.get(ServiceMetrics);

@@ -1,5 +1,7 @@
+import { connect } from 'node:net';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
-import { describeOnEachDatabase } from './support/test-app';
+import { expectNoLeak } from './support/http-assertions';
+import { describeOnEachDatabase, describeOnSqlite } from './support/test-app';
 
 const UPDATE = '/api/Transaction/UpdateAgents';
 const LIMIT_BYTES = 64 * 1024;
@@ -207,5 +209,88 @@ describeOnEachDatabase('costly request bodies within the size limit', (context) 
     expect((await context.http.get('/api/Transaction/GetTransaction/1').expect(200)).text).toBe(
       before,
     );
+  });
+});
+
+/** Sends bytes as they are, and resolves with all the service sent back once it closes the connection. */
+function exchangeBytes(baseUrl: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
+const JSON_BODY = '{"transaction_id":1,"financetype":"Cash","brokername":"Unread"}';
+
+/** Requests Node's HTTP parser cannot read, each a status and the words its answer must say. */
+const UNPARSABLE: Array<[string, string, number, RegExp]> = [
+  [
+    'a method in lower case',
+    `post ${UPDATE} HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: ${JSON_BODY.length}\r\n\r\n${JSON_BODY}`,
+    400,
+    /case-sensitive/,
+  ],
+  ['a method HTTP does not define', `FOO ${UPDATE} HTTP/1.1\r\nHost: a\r\n\r\n`, 400, /method/],
+  [
+    'both Content-Length and Transfer-Encoding',
+    `POST ${UPDATE} HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n${JSON_BODY.length.toString(16)}\r\n${JSON_BODY}\r\n0\r\n\r\n`,
+    400,
+    /must not come with Content-Length/,
+  ],
+  [
+    'Transfer-Encoding before Content-Length',
+    `POST ${UPDATE} HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n${JSON_BODY.length.toString(16)}\r\n${JSON_BODY}\r\n0\r\n\r\n`,
+    400,
+    /must not come with Transfer-Encoding/,
+  ],
+  [
+    'a Transfer-Encoding that does not end in chunked',
+    `POST ${UPDATE} HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\n${JSON_BODY}`,
+    400,
+    /must end in chunked/,
+  ],
+  [
+    'a head past the size Node reads',
+    `GET /api/Requirement/GetRequirements HTTP/1.1\r\nHost: a\r\nX-Padding: ${'p'.repeat(20_000)}\r\n\r\n`,
+    431,
+    /head is larger/,
+  ],
+  ['a request line that is not HTTP', 'HELLO\r\n\r\n', 400, /not one HTTP defines/],
+  [
+    'a Content-Length that is not a number',
+    `POST ${UPDATE} HTTP/1.1\r\nHost: a\r\nContent-Length: 5x\r\n\r\n`,
+    400,
+    /must be one number/,
+  ],
+];
+
+describeOnSqlite("requests Node's HTTP parser refuses", (context) => {
+  beforeAll(async () => {
+    await context.running.seed({ requirements: CATALOGUE, transactions: [transactionRecord(1)] });
+  });
+
+  it.each(UNPARSABLE)(
+    'answers %s with a JSON error saying why, and closes the connection',
+    async (_, bytes, status, says) => {
+      const answer = await exchangeBytes(context.running.baseUrl, bytes);
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(head).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/);
+      expect(head).toMatch(/\r\nConnection: close(\r\n|$)/);
+      expectNoLeak(body);
+      const error = JSON.parse(body) as { Message: string; status: number };
+      expect(error.status).toBe(status);
+      expect(error.Message).toMatch(says);
+    },
+  );
+
+  it('changes nothing, and goes on answering', async () => {
+    const stored = (await context.http.get('/api/Transaction/GetTransaction/1').expect(200))
+      .body as { brokername: string | null };
+    expect(stored.brokername).not.toBe('Unread');
   });
 });
