@@ -229,8 +229,4 @@ export function describeOnSqlite(
   describeOn(['sqlite'], title, body, env, modules);
 }
 
-/**
- * A describe for what exists on MariaDB alone (read replicas, a server's outage): skipped, and
- * reported as skipped, when TEST_DATABASES leaves MariaDB out; CI never does.
- */
-export const describeOnMariaDb = testDatabaseKinds().includes('mariadb') ? describe : describe.skip;
+export { describeOnMariaDb } from './test-database';

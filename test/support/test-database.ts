@@ -26,6 +26,12 @@ export function testDatabaseKinds(): DatabaseKind[] {
   return requested.filter((kind): kind is DatabaseKind => kind === 'sqlite' || kind === 'mariadb');
 }
 
+/**
+ * A describe for what exists on MariaDB alone (read replicas, a server's outage, a Galera cluster):
+ * skipped, and reported as skipped, when TEST_DATABASES leaves MariaDB out; CI never does.
+ */
+export const describeOnMariaDb = testDatabaseKinds().includes('mariadb') ? describe : describe.skip;
+
 export interface TestDatabase {
   readonly kind: DatabaseKind;
   /** DATABASE_URL of a fresh, empty database. */
