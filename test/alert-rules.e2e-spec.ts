@@ -11,7 +11,7 @@ import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './supp
  * The Prometheus alerting rules operators load (deploy/prometheus/alerts.yml): valid for promtool,
  * each alert shown firing and not firing by its unit tests (alerts.test.yml), each linked to its
  * runbook entry, and every metric they read one the service exports, scraped from a running service
- * on each database. Needs promtool (Debian's prometheus package; bash .ci/run installs it).
+ * on each database. Needs promtool (Debian's prometheus package; npm test installs it).
  */
 
 const RULES_DIRECTORY = join(REPO_ROOT, 'deploy', 'prometheus');
@@ -43,7 +43,7 @@ function promtool(...args: string[]): Promise<{ code: number; output: string }> 
       if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT')
         reject(
           new Error(
-            'promtool is not installed: apt-get install prometheus (bash .ci/run installs it).',
+            'promtool is not installed: apt-get install prometheus (npm test installs it).',
           ),
         );
       else resolve({ code: error ? Number(error.code) : 0, output: `${stdout}${stderr}` });

@@ -28,7 +28,7 @@ import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './supp
  * durable queue, and rejects what is not an event to its dead-letter queue. Each run declares its own
  * exchange and queues (an EventCollector declares the exchange and deletes them after). The broker is
  * TEST_BROKER_URL, or the local one; the C# example needs Mono and Debian's RabbitMQ.Client: a run
- * without any of them fails, as one without MariaDB does (bash .ci/run installs and starts them).
+ * without any of them fails, as one without MariaDB does (npm test installs and starts them).
  */
 
 const UPDATE = '/api/Transaction/UpdateAgents';

@@ -35,7 +35,7 @@ export const compileCSharpExample = (
                   (error as NodeJS.ErrnoException).code === 'ENOENT'
                     ? 'there is no mcs'
                     : `${stdout}${stderr}`.trim()
-                }\nIt needs ${packages} (apt-get install ${packages}; bash .ci/run installs them).`,
+                }\nIt needs ${packages} (apt-get install ${packages}; npm test installs them).`,
               ),
             )
           : resolve(),
