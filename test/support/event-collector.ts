@@ -5,7 +5,7 @@ import { AGENT_CHAIN_FIELDS } from '../../src/transaction/agent-chain';
 
 /**
  * The RabbitMQ the event suites publish to and read from: TEST_BROKER_URL, or the local one. A run
- * without it fails, as one without MariaDB does (bash .ci/run starts one).
+ * without it fails, as one without MariaDB does (npm test starts one).
  */
 export const TEST_BROKER_URL = process.env.TEST_BROKER_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 
