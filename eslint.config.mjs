@@ -21,7 +21,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['docs/examples/*.mjs'] },
+        projectService: {
+          allowDefaultProject: ['docs/examples/*.mjs', 'test/support/*.reporter.js'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -58,6 +60,11 @@ export default tseslint.config(
     languageOptions: {
       globals: { Buffer: 'readonly', console: 'readonly', process: 'readonly' },
     },
+  },
+  {
+    // Jest's reporters: CommonJS run by Jest as it stands, typed through JSDoc.
+    files: ['test/support/*.reporter.js'],
+    languageOptions: { globals: { module: 'writable', process: 'readonly' } },
   },
   {
     files: ['**/*.spec.ts', 'test/**/*.ts'],

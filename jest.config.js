@@ -10,6 +10,7 @@ const transform = {
 const config = {
   // e2e suites start services and databases; a unit test never comes near this.
   testTimeout: 60000,
+  reporters: ['default', '<rootDir>/test/support/slowest-suites.reporter.js'],
   projects: [
     {
       displayName: 'unit',
