@@ -7,8 +7,8 @@ import { childEnvironment, freePort, REPO_ROOT, responds } from './support/proce
 
 /**
  * `npm start` in a developer's terminal: the service must stop with it, whether npm is sent SIGTERM
- * (`kill`, a process manager) or the terminal's Ctrl-C reaches npm and the service together. npm runs
- * the script through a shell; a service left behind keeps the port. `--ignore-scripts` skips the
+ * (`kill`, a process manager) or the terminal's Ctrl-C reaches npm and the service together, and so
+ * must `npm run start:prod`'s. npm runs the script through a shell; a service left behind keeps the port. `--ignore-scripts` skips the
  * build of `prestart` (the test command has built dist/ already) and runs `start` itself.
  */
 
@@ -28,11 +28,11 @@ afterAll(async () => {
   await Promise.all(directories.map((path) => rm(path, { recursive: true, force: true })));
 });
 
-async function npmStart(): Promise<NpmStart> {
+async function npmStart(script: string): Promise<NpmStart> {
   const directory = await mkdtemp(join(tmpdir(), 'property-sales-npm-start-'));
   directories.push(directory);
   const port = await freePort();
-  const npm = spawn('npm', ['start', '--ignore-scripts'], {
+  const npm = spawn('npm', ['run', script, '--ignore-scripts'], {
     cwd: REPO_ROOT,
     env: childEnvironment({
       PORT: String(port),
@@ -53,7 +53,7 @@ async function npmStart(): Promise<NpmStart> {
   const deadline = Date.now() + 30000;
   while (!(await responds(port, '/health/live'))) {
     if (npm.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`npm start did not serve on port ${port}:\n${output}`);
+      throw new Error(`npm run ${script} did not serve on port ${port}:\n${output}`);
     }
     await delay(100);
   }
@@ -86,22 +86,25 @@ async function gone(pid: number, timeoutMs = 10000): Promise<boolean> {
 }
 
 describe('npm start', () => {
-  it('stops the service when npm is sent SIGTERM: nothing is left holding the port', async () => {
-    const started = await npmStart();
-    const pid = started.servicePid();
-    expect(pid).toEqual(expect.any(Number));
-    expect(pid).not.toBe(started.npm.pid);
+  it.each(['start', 'start:prod'])(
+    'npm run %s stops the service when npm is sent SIGTERM: nothing is left holding the port',
+    async (script) => {
+      const started = await npmStart(script);
+      const pid = started.servicePid();
+      expect(pid).toEqual(expect.any(Number));
+      expect(pid).not.toBe(started.npm.pid);
 
-    started.npm.kill('SIGTERM');
-    await started.exited;
-    const serviceGone = await gone(pid!);
-    if (!serviceGone) process.kill(pid!, 'SIGKILL');
-    expect(serviceGone).toBe(true);
-    expect(await responds(started.port, '/health/live')).toBe(false);
-  });
+      started.npm.kill('SIGTERM');
+      await started.exited;
+      const serviceGone = await gone(pid!);
+      if (!serviceGone) process.kill(pid!, 'SIGKILL');
+      expect(serviceGone).toBe(true);
+      expect(await responds(started.port, '/health/live')).toBe(false);
+    },
+  );
 
   it('shuts the service down gracefully on Ctrl-C, which reaches npm and the service: exit code 0', async () => {
-    const started = await npmStart();
+    const started = await npmStart('start');
     const pid = started.servicePid()!;
 
     // The terminal sends SIGINT to the whole foreground process group; npm forwards it once more.
