@@ -823,7 +823,7 @@ describe('start-up checks', () => {
 // The log, from the built service
 
 interface LogLine {
-  readonly level: number;
+  readonly level: string;
   readonly msg: string;
   readonly req?: { id?: string };
   readonly res?: { statusCode?: number };
@@ -836,7 +836,10 @@ const logLines = (service: ServiceProcess) => jsonLines<LogLine>(service.stdout)
 
 /** Lines at warn or above, outside any request, that speak of scopes. */
 const scopeWarnings = (service: ServiceProcess) =>
-  logLines(service).filter((line) => line.level >= 40 && !line.req && /scope/i.test(line.msg));
+  logLines(service).filter(
+    (line) =>
+      ['warn', 'error', 'fatal'].includes(line.level) && !line.req && /scope/i.test(line.msg),
+  );
 
 /** The one line of the request with this X-Request-Id, once it is on stdout. */
 async function requestLine(service: ServiceProcess, id: string): Promise<LogLine> {
@@ -905,7 +908,7 @@ describe('the log of the built service', () => {
 
     const warnings = scopeWarnings(service);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0].level).toBe(40);
+    expect(warnings[0].level).toBe('warn');
     expect(warnings[0].msg).toContain('legacy-gateway');
     expect(warnings[0].msg).toContain('legacy-batch');
     expect(warnings[0].msg).not.toContain('reporting');
@@ -934,14 +937,14 @@ describe('the log of the built service', () => {
       .expect(200);
 
     expect(await requestLine(service, 'authz-refused-key')).toMatchObject({
-      level: 40,
+      level: 'warn',
       res: { statusCode: 403 },
       caller: 'reporting',
       route: '/api/Transaction/GetTransaction/:transaction_id',
       missing_scope: TRANSACTIONS_READ,
     });
     const served = await requestLine(service, 'authz-served-key');
-    expect(served).toMatchObject({ level: 30, caller: 'reporting' });
+    expect(served).toMatchObject({ level: 'info', caller: 'reporting' });
     expect(served.missing_scope).toBeUndefined();
     expect(scopeWarnings(service)).toEqual([]);
     for (const key of [REPORTING, LEGACY_BATCH]) expect(service.output).not.toContain(key);
@@ -964,7 +967,7 @@ describe('the log of the built service', () => {
       .expect(403);
 
     expect(await requestLine(service, 'authz-refused-token')).toMatchObject({
-      level: 40,
+      level: 'warn',
       res: { statusCode: 403 },
       caller: 'audit-subject-42',
       route: '/api/Transaction/UpdateAgents',

@@ -261,7 +261,7 @@ async function spawnService(
 }
 
 interface LogLine {
-  readonly level: number;
+  readonly level: string;
   readonly msg?: string;
   readonly context?: string;
   readonly time?: string;
@@ -452,7 +452,7 @@ for (const kind of testDatabaseKinds()) {
       expect(drained).toBe(true);
       expectEveryChangeOnce(result);
       expect(unreachable).toHaveLength(1);
-      expect(unreachable[0].level).toBe(40);
+      expect(unreachable[0].level).toBe('warn');
       expect(reachable).toHaveLength(1);
     }, 120_000);
 

@@ -35,7 +35,7 @@ interface Failure {
 }
 
 interface LogLine {
-  readonly level: number;
+  readonly level: string;
   readonly msg?: string;
   readonly reqId?: string;
   readonly route?: string;
@@ -104,7 +104,7 @@ describe('a start-up failure is one JSON line on stderr, naming the variable', (
     expect(result.stdout).toBe('');
     const lines = logLinesIn(result.stderr);
     expect(lines).toHaveLength(1);
-    expect(lines[0].level).toBe(60);
+    expect(lines[0].level).toBe('fatal');
     expect([...lines[0].variables!].sort()).toEqual(['LOG_LEVEL', 'PORT']);
     expect(lines[0].msg).toContain(
       "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got 'loud')",
@@ -126,7 +126,7 @@ describe('a start-up failure is one JSON line on stderr, naming the variable', (
     const failure = logLinesIn(result.stderr);
     expect(failure).toHaveLength(1);
     expect(failure[0]).toMatchObject({
-      level: 60,
+      level: 'fatal',
       variables: ['DATABASE_URL'],
       err: { code: 'ECONNREFUSED' },
     });
@@ -156,7 +156,7 @@ describe('a start-up failure is one JSON line on stderr, naming the variable', (
         const failure = logLinesIn(result.stderr);
         expect(failure).toHaveLength(1);
         expect(failure[0]).toMatchObject({
-          level: 60,
+          level: 'fatal',
           variables: [variable],
           err: { code: 'EADDRINUSE' },
         });
@@ -184,7 +184,7 @@ describe('the lines of a running service', () => {
     const line = logLinesIn(service.stdout).find((logged) => logged.msg?.startsWith('Listening'));
     const url = `http://localhost:${service.port}/api`;
     const swaggerUrl = `http://localhost:${service.port}/swagger`;
-    expect(line).toMatchObject({ level: 30, url, swaggerUrl });
+    expect(line).toMatchObject({ level: 'info', url, swaggerUrl });
     expect(line?.msg).toContain(url);
     expect(line?.msg).toContain(swaggerUrl);
     expect((await fetch(`${url}/Requirement/GetRequirements`)).status).toBe(200);
@@ -285,7 +285,7 @@ describe.each(testDatabaseKinds())(
       expect(response.text).not.toMatch(/agent_assignment|SQLITE|ER_/);
 
       const line = await requestLine(service, `no-table-${kind}`);
-      expect(line.level).toBe(50);
+      expect(line.level).toBe('error');
       const expected = NO_SUCH_TABLE[kind];
       expect(chain(line.err)).toContainEqual(
         expect.objectContaining({
@@ -311,7 +311,7 @@ describeOnMariaDb('a start-up failure on MariaDB names the driver error', () => 
     const failure = logLinesIn(result.stderr);
     expect(failure).toHaveLength(1);
     expect(failure[0]).toMatchObject({
-      level: 60,
+      level: 'fatal',
       variables: ['DATABASE_URL'],
       err: { code: 'ER_ACCESS_DENIED_ERROR' },
     });
@@ -412,8 +412,8 @@ describe('shutdown', () => {
     const lines = logLinesIn(service.stdout);
     const begun = lines.find((line) => line.signal === 'SIGTERM' && line.drainMs === 800);
     const stopped = lines.find((line) => line.msg?.startsWith('Stopped after SIGTERM'));
-    expect(begun?.level).toBe(30);
-    expect(stopped).toMatchObject({ level: 30, requests: 3, inFlight: 0 });
+    expect(begun?.level).toBe('info');
+    expect(stopped).toMatchObject({ level: 'info', requests: 3, inFlight: 0 });
     expect(stopped?.durationMs).toBeGreaterThanOrEqual(800);
     expect(lines.indexOf(begun!)).toBeLessThan(lines.indexOf(stopped!));
   });

@@ -8,6 +8,7 @@ import { type Socket } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import request from 'supertest';
+import { name as packageName, version as packageVersion } from '../package.json';
 import { DataSource } from 'typeorm';
 import { expectProblem } from './support/http-assertions';
 import {
@@ -23,7 +24,7 @@ import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
 
 /** The request line written when a response ends, as far as these tests read it. */
 interface LogLine {
-  readonly level: number;
+  readonly level: string;
   readonly msg?: string;
   readonly reqId?: string;
   readonly req?: Record<string, unknown>;
@@ -289,7 +290,7 @@ describe('request logs of the spawned service (JSON, LOG_LEVEL=info)', () => {
 
     const line = await requestLine(service, 'gateway-42');
     expect(line).toMatchObject({
-      level: 30,
+      level: 'info',
       reqId: 'gateway-42',
       req: { id: 'gateway-42', method: 'GET' },
       res: { statusCode: 200 },
@@ -297,8 +298,13 @@ describe('request logs of the spawned service (JSON, LOG_LEVEL=info)', () => {
     });
     expect(line.responseTime).toEqual(expect.any(Number));
     expect(line.responseTime as number).toBeGreaterThanOrEqual(0);
-    // Nothing the service writes to stdout is anything but a JSON line.
-    expect(() => logLinesOf(service)).not.toThrow();
+    // Nothing the service writes to stdout is anything but a JSON line, each with its level by name
+    // and the service and release that wrote it.
+    const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
+    for (const logged of logLinesOf(service)) {
+      expect(levels).toContain(logged.level);
+      expect(logged).toMatchObject({ service: packageName, version: packageVersion });
+    }
   });
 
   it('logs a POST once, with its route and status, under the id it generated and echoed', async () => {
@@ -312,7 +318,7 @@ describe('request logs of the spawned service (JSON, LOG_LEVEL=info)', () => {
 
     const line = await requestLine(service, id);
     expect(line).toMatchObject({
-      level: 30,
+      level: 'info',
       reqId: id,
       req: { id, method: 'POST' },
       res: { statusCode: 204 },
@@ -325,7 +331,10 @@ describe('request logs of the spawned service (JSON, LOG_LEVEL=info)', () => {
     ['no X-Request-Id', undefined],
     ['an empty one', ''],
     ['one with spaces', 'gateway 42'],
-    ['one with an encoded newline and a forged line', 'gateway-43%0a{"level":60,"msg":"forged"}'],
+    [
+      'one with an encoded newline and a forged line',
+      'gateway-43%0a{"level":"fatal","msg":"forged"}',
+    ],
     ['one with a quote', 'gateway-"44"'],
     ['one of 129 characters', 'a'.repeat(129)],
   ])('generates a UUID request id when the gateway sends %s', async (_, sent) => {
@@ -339,7 +348,7 @@ describe('request logs of the spawned service (JSON, LOG_LEVEL=info)', () => {
     const line = await requestLine(service, id);
     expect(line).toMatchObject({ reqId: id, req: { id }, route: LOGGED_ROUTE });
     if (sent) expect(service.stdout).not.toContain(sent);
-    expect(logLinesOf(service).filter((logged) => logged.level >= 60)).toEqual([]);
+    expect(logLinesOf(service).filter((logged) => logged.level === 'fatal')).toEqual([]);
   });
 
   it('keeps a plain token of 128 characters', async () => {
@@ -360,7 +369,7 @@ describe('request logs of the spawned service (JSON, LOG_LEVEL=info)', () => {
     expect(expectProblem(missing, 404, { modelState: false }).requestId).toBe('gateway-404');
     expect(missing.headers['x-request-id']).toBe('gateway-404');
     expect(await requestLine(service, 'gateway-404')).toMatchObject({
-      level: 40,
+      level: 'warn',
       res: { statusCode: 404 },
       route: GET_TRANSACTION_ROUTE,
     });
@@ -524,11 +533,13 @@ describe('log level and format of the spawned service', () => {
         .expect(404);
 
       const line = await requestLine(service, 'warn-missing');
-      expect(line).toMatchObject({ level: 40, res: { statusCode: 404 } });
+      expect(line).toMatchObject({ level: 'warn', res: { statusCode: 404 } });
       expect(linesOf(service, 'warn-ok')).toEqual([]);
       expect(linesOf(service, 'warn-ok-api')).toEqual([]);
       // Start-up chatter at info is gone too.
-      expect(logLinesOf(service).filter((logged) => logged.level < 40)).toEqual([]);
+      expect(
+        logLinesOf(service).filter((logged) => ['trace', 'debug', 'info'].includes(logged.level)),
+      ).toEqual([]);
     } finally {
       await service.stop();
     }

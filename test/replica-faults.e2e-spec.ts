@@ -51,7 +51,7 @@ const PRIMARY_OPTIONS = ['--log-bin=primary-bin', '--server-id=1', '--binlog-for
 const REPLICA_OPTIONS = ['--server-id=2', '--relay-log=replica-relay-bin'];
 
 interface LogLine {
-  readonly level: number;
+  readonly level: string;
   readonly msg?: string;
   readonly context?: string;
 }
@@ -348,17 +348,17 @@ describeOnMariaDb('read replicas that fail, on a real primary and replica (Maria
     });
     expect(replicaLines(since).map((line) => [line.level, line.msg])).toEqual([
       [
-        40,
+        'warn',
         expect.stringMatching(`^Read replica ${address} is left out: its replication is stopped`),
       ],
-      [40, expect.stringMatching(/^No read replica serves: reads go to the primary/)],
+      ['warn', expect.stringMatching(/^No read replica serves: reads go to the primary/)],
       [
-        30,
+        'info',
         expect.stringMatching(
           `^Read replica ${address} serves again \\(\\d+ s behind its primary\\)\\.$`,
         ),
       ],
-      [30, expect.stringMatching(/^Read replicas serve again/)],
+      ['info', expect.stringMatching(/^Read replicas serve again/)],
     ]);
   });
 
@@ -450,7 +450,7 @@ describeOnMariaDb('read replicas that fail, on a real primary and replica (Maria
       ).toEqual([]);
       expect(replicaLines(since).map((line) => [line.level, line.msg])).toEqual([
         [
-          40,
+          'warn',
           expect.stringMatching(
             new RegExp(
               `^The replication lag of read replica ${address} cannot be checked \\(Access denied.*\\): it takes reads whatever its lag\\. Grant its account REPLICA MONITOR`,
@@ -506,8 +506,8 @@ describeOnMariaDb('read replicas that fail, on a real primary and replica (Maria
       );
       // Ten reads and a few checks later: one line for the replica, one for the reads.
       expect(replicaLines(since).map((line) => [line.level, line.msg])).toEqual([
-        [40, expect.stringMatching(`^Read replica ${address} is out: `)],
-        [40, expect.stringMatching(/^No read replica serves: reads go to the primary/)],
+        ['warn', expect.stringMatching(`^Read replica ${address} is out: `)],
+        ['warn', expect.stringMatching(/^No read replica serves: reads go to the primary/)],
       ]);
     });
 

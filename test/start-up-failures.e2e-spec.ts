@@ -27,7 +27,7 @@ import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './supp
  */
 
 interface FailureLine {
-  readonly level: number;
+  readonly level: string;
   readonly msg: string;
   readonly variables: string[];
   readonly command?: string;
@@ -56,7 +56,7 @@ function failureLine(result: CommandResult): FailureLine {
   expect(result.code).toBe(1);
   const lines = jsonLines<FailureLine>(result.stderr);
   expect(lines).toHaveLength(1);
-  expect(lines[0].level).toBe(60);
+  expect(lines[0].level).toBe('fatal');
   return lines[0];
 }
 

@@ -388,7 +388,7 @@ describe('tracing without a collector that answers', () => {
         (line) => line.component === 'opentelemetry' && String(line.msg).includes('ECONNREFUSED'),
       );
     while (!reported() && Date.now() < deadline) await delay(100);
-    expect(reported()).toMatchObject({ level: 50 });
+    expect(reported()).toMatchObject({ level: 'error' });
     expect(await service.stop()).toEqual({ code: 0, signal: null });
     // Every line JSON, the SDK's included.
     expect(logLines(service).length).toBeGreaterThan(0);

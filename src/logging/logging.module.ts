@@ -2,9 +2,9 @@ import { type DynamicModule, type LoggerService, Module } from '@nestjs/common';
 import { type Request, type RequestHandler, type Response } from 'express';
 import { Logger as NestPinoLogger, LoggerModule, PinoLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
-import { destination, type Logger, pino, stdTimeFunctions } from 'pino';
+import { destination, type Logger, pino } from 'pino';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { describeFailure } from './failure-details';
+import { LINE_OPTIONS } from './line-options';
 import { QueryRedaction } from './query-redaction';
 import { routeTemplate } from './route-template';
 import { traceIdsOf } from './trace-ids';
@@ -98,11 +98,6 @@ function createHttpLogger(logger: Logger, redaction: QueryRedaction): RequestHan
 /** Routes of the health probes, whose successes are logged at debug. */
 const PROBES = '/health/';
 
-/** Every line carries its time as ISO 8601; a failure as describeFailure tells it. */
-const LINE_OPTIONS = {
-  timestamp: stdTimeFunctions.isoTime,
-  serializers: { err: describeFailure },
-} as const;
 
 /** The service's one logger, on stdout: requests, start-up, shutdown, and the framework's own lines. */
 export function createRootLogger(config: Pick<AppConfig, 'logLevel' | 'prettyLogs'>): Logger {

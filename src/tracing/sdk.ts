@@ -10,9 +10,10 @@ import { MySQL2Instrumentation } from '@opentelemetry/instrumentation-mysql2';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { type ClientRequest, IncomingMessage } from 'node:http';
-import { pino, stdTimeFunctions } from 'pino';
+import { pino } from 'pino';
 import { name, version } from '../../package.json';
 // Nothing else of the service: this module is loaded before the modules the SDK instruments.
+import { LINE_OPTIONS } from '../logging/line-options';
 import { QueryRedaction } from '../logging/query-redaction';
 import { routeTemplate } from '../logging/route-template';
 
@@ -65,7 +66,7 @@ function redactedQuery(): (request: IncomingMessage) => Attributes {
 
 /** The SDK's own diagnostics (a failed export, a bad OTEL_* value) as JSON lines, like the service's. */
 function diagnostics(): DiagLogger {
-  const logger = pino({ timestamp: stdTimeFunctions.isoTime, level: 'trace' });
+  const logger = pino({ ...LINE_OPTIONS, level: 'trace' });
   const at =
     (level: 'error' | 'warn' | 'info' | 'debug' | 'trace') =>
     (message: string, ...details: unknown[]) =>
