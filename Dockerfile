@@ -13,8 +13,11 @@ RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: production dependencies and compiled code only, run as the unprivileged node user.
 FROM node:24-bookworm-slim AS runtime
+# The source commit, for the build-info metric: docker build --build-arg SERVICE_COMMIT=$(git rev-parse HEAD)
+ARG SERVICE_COMMIT=unknown
 ENV NODE_ENV=production \
-    PORT=3000
+    PORT=3000 \
+    SERVICE_COMMIT=$SERVICE_COMMIT
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./package.json
 COPY --from=build --chown=node:node /app/node_modules ./node_modules

@@ -21,7 +21,7 @@ import { applyConnectionLimits } from './connection-limits';
 import { answerUnparsableRequests } from './unparsable-requests';
 import { isDatabaseFailure } from './database/database-errors';
 import { SchemaBehindError } from './database/schema-check';
-import { onlyHealthOn } from './health-port';
+import { onHealthPortOnly, onlyHealthOn } from './health-port';
 import {
   createRootLogger,
   frameworkLogger,
@@ -176,7 +176,8 @@ export async function createApp(
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   // Its answers carry the security headers too; the path is read as the legacy routing reads it.
   const { healthPort } = config.connections;
-  if (healthPort !== undefined) app.use(onlyHealthOn(healthPort));
+  if (healthPort !== undefined)
+    app.use(onlyHealthOn(healthPort, config.metrics === 'health-port' ? [METRICS_PATH] : []));
   if (config.corsOrigins.length > 0) {
     app.enableCors({
       origin: [...config.corsOrigins],
@@ -195,7 +196,12 @@ export async function createApp(
     protect(app, config, [...OPENAPI_PATHS, ASYNCAPI_PATH], API_DOCS_READ);
   if (metrics) {
     if (config.metrics === 'protected') protect(app, config, [METRICS_PATH], METRICS_READ);
-    app.use(METRICS_PATH, metrics.handler());
+    app.use(
+      METRICS_PATH,
+      config.metrics === 'health-port'
+        ? onHealthPortOnly(healthPort!, metrics.handler())
+        : metrics.handler(),
+    );
   }
   // Before init, so its routes come ahead of the not-found handler.
   if (config.swagger !== 'off') {

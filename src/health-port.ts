@@ -11,7 +11,8 @@ const HEALTH_PATH = /^\/health\//;
 
 export class NotAHealthProbeError extends DomainError {
   static readonly status = 404;
-  static readonly description = 'The health port serves the health probes only.';
+  static readonly description =
+    'The health port serves the health probes (and, with METRICS=health-port, the metrics) only.';
   readonly code = 'not_a_health_probe';
   readonly title = 'Not found';
   constructor() {
@@ -20,16 +21,31 @@ export class NotAHealthProbeError extends DomainError {
 }
 
 /**
- * On a request that came in on the health port, refuses every path but the probes (404 in the
- * service's error format); requests on the main port pass.
+ * On a request that came in on the health port, refuses every path but the probes and `alsoServed`
+ * (404 in the service's error format); requests on the main port pass.
  */
-export function onlyHealthOn(healthPort: number): RequestHandler {
+export function onlyHealthOn(healthPort: number, alsoServed: readonly string[]): RequestHandler {
   return (request, _response, next) => {
-    if (request.socket.localPort === healthPort && !HEALTH_PATH.test(request.path)) {
+    if (
+      request.socket.localPort === healthPort &&
+      !HEALTH_PATH.test(request.path) &&
+      !alsoServed.includes(request.path)
+    ) {
       next(new NotAHealthProbeError());
     } else {
       next();
     }
+  };
+}
+
+/**
+ * `handler` for requests on the health port alone: on the main port the request goes on to what
+ * answers an unknown path, so the API's clients do not learn it is served elsewhere.
+ */
+export function onHealthPortOnly(healthPort: number, handler: RequestHandler): RequestHandler {
+  return (request, response, next) => {
+    if (request.socket.localPort === healthPort) handler(request, response, next);
+    else next();
   };
 }
 

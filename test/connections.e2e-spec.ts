@@ -200,6 +200,7 @@ describe('a health port outside the connection caps (spawned service, SQLite)', 
     ({ service, remove } = await spawnService({
       HTTP_MAX_CONNECTIONS: '5',
       HEALTH_PORT: String(healthPort),
+      METRICS: 'health-port',
       LOG_LEVEL: 'info',
     }));
   });
@@ -252,6 +253,16 @@ describe('a health port outside the connection caps (spawned service, SQLite)', 
     // The same paths answer on the main port.
     await request(service.baseUrl).get('/api/Requirement/GetRequirements').expect(200);
     expect(await statusOf(service.port, '/health/../api/Requirement/GetRequirements')).toBe(200);
+  });
+
+  it('serves the metrics on the health port alone with METRICS=health-port', async () => {
+    const scraped = await request(healthUrl).get('/metrics').expect(200);
+    expect(scraped.text).toMatch(/^property_sales_build_info\{version="[^"]+",commit="unknown",/m);
+    const main = await request(service.baseUrl)
+      .get('/metrics')
+      .set('Accept', 'application/json')
+      .expect(404);
+    expect(main.text).not.toContain('property_sales_build_info');
   });
 });
 

@@ -56,8 +56,13 @@ export interface AppConfig {
   readonly auth: AuthConfig;
   /** The OpenAPI UI and document: open, behind the API's authentication, or not served. */
   readonly swagger: 'public' | 'protected' | 'off';
-  /** The Prometheus metrics at /metrics: open, behind the API's authentication, or not served. */
-  readonly metrics: 'public' | 'protected' | 'off';
+  /**
+   * The Prometheus metrics at /metrics: open, behind the API's authentication, open on the health port
+   * alone, or not served.
+   */
+  readonly metrics: 'public' | 'protected' | 'health-port' | 'off';
+  /** The source commit this build is of, for the build-info metric. */
+  readonly commit: string;
   /** Requests per caller (or client address) and window; `undefined` when rate limiting is off. */
   readonly rateLimit?: RateLimitConfig;
   /** Longest a request waits on the database before it is answered 503. */
@@ -537,6 +542,20 @@ function readAuth(
   return { mode };
 }
 
+/** METRICS, which may name the health port only when there is one. */
+function readMetrics(
+  reader: EnvironmentReader,
+  { healthPort }: ConnectionLimits,
+): AppConfig['metrics'] {
+  const metrics = reader.oneOf('METRICS', ['public', 'protected', 'health-port', 'off'], 'public');
+  reader.check(
+    'METRICS',
+    metrics !== 'health-port' || healthPort !== undefined,
+    'may be health-port only with HEALTH_PORT set',
+  );
+  return metrics;
+}
+
 function readConnectionLimits(
   reader: EnvironmentReader,
   port: number,
@@ -682,6 +701,7 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
   const port = reader.integer('PORT', 3000, 1, 65535);
   const trustProxy = readTrustProxy(reader, env);
   const auth = readAuth(reader, env, database, serving);
+  const connections = readConnectionLimits(reader, port, trustProxy);
   const config: AppConfig = {
     port,
     apiPrefix,
@@ -696,10 +716,11 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
     corsOrigins: readOrigins(reader, env),
     shutdownDrainMs: reader.integer('SHUTDOWN_DRAIN_MS', 5000, 0, 600000),
     shutdownTimeoutMs: reader.integer('SHUTDOWN_TIMEOUT_MS', 10000, 100, 600000),
-    connections: readConnectionLimits(reader, port, trustProxy),
+    connections,
     auth,
     swagger: reader.oneOf('SWAGGER', ['public', 'protected', 'off'], 'public'),
-    metrics: reader.oneOf('METRICS', ['public', 'protected', 'off'], 'public'),
+    metrics: readMetrics(reader, connections),
+    commit: reader.text('SERVICE_COMMIT', 'unknown'),
     rateLimit: readRateLimit(reader, env, auth),
     databaseTimeoutMs: reader.integer('DATABASE_TIMEOUT_MS', 5000, 100, 120000),
     events: readEvents(reader, env, port),

@@ -243,10 +243,16 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
       '`public`, `protected` (same authentication as the API, scope `api-docs:read`) or `off`.',
   },
   {
+    names: ['SERVICE_COMMIT'],
+    default: '`unknown`',
+    meaning:
+      'The source commit this build is of: the `commit` label of `property_sales_build_info`. The image sets it from its `SERVICE_COMMIT` build argument (`docker build --build-arg SERVICE_COMMIT=$(git rev-parse HEAD)`).',
+  },
+  {
     names: ['METRICS'],
     default: '`public`',
     meaning:
-      'Prometheus metrics at `/metrics`: `public`, `protected` (same authentication as the API, scope `metrics:read`) or `off`.',
+      'Prometheus metrics at `/metrics`: `public`, `protected` (same authentication as the API, scope `metrics:read`), `health-port` (open on `HEALTH_PORT` alone, which it needs; the main port answers 404) or `off`.',
   },
   {
     names: [

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { UnitOfWork } from '../database/unit-of-work';
 import { RepresentationCache } from '../wire';
 import { ServiceMetrics } from './service-metrics';
@@ -9,9 +10,12 @@ import { ServiceMetrics } from './service-metrics';
   providers: [
     {
       provide: ServiceMetrics,
-      inject: [UnitOfWork, RepresentationCache],
-      useFactory: (unitOfWork: UnitOfWork, representations: RepresentationCache) =>
-        new ServiceMetrics(unitOfWork, representations),
+      inject: [UnitOfWork, RepresentationCache, APP_CONFIG],
+      useFactory: (
+        unitOfWork: UnitOfWork,
+        representations: RepresentationCache,
+        { commit }: AppConfig,
+      ) => new ServiceMetrics(unitOfWork, representations, commit),
     },
   ],
   exports: [ServiceMetrics],

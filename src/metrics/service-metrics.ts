@@ -1,6 +1,7 @@
 import { type OnModuleDestroy } from '@nestjs/common';
 import { type Request, type RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { version } from '../../package.json';
 import { declareScope } from '../auth/scopes';
 import { type UnitOfWork } from '../database/unit-of-work';
 import { routeTemplate } from '../logging/route-template';
@@ -39,7 +40,8 @@ interface RequestSeries {
 /**
  * The service's Prometheus metrics, in a registry of its own (one per application, so tests can run
  * several): requests by route and status with their durations, database connections by state,
- * lookups of the cached representations (GetRequirements), the longest hold of the event loop, and
+ * lookups of the cached representations (GetRequirements), the longest hold of the event loop, the
+ * build that runs (`property_sales_build_info`, as Prometheus' client conventions name it), and
  * Node.js's process metrics.
  */
 export class ServiceMetrics implements OnModuleDestroy {
@@ -49,9 +51,15 @@ export class ServiceMetrics implements OnModuleDestroy {
   private readonly durations: Histogram<'method' | 'route' | 'status'>;
   private readonly series = new Map<string, RequestSeries>();
 
-  constructor(unitOfWork: UnitOfWork, representations: RepresentationCache) {
+  constructor(unitOfWork: UnitOfWork, representations: RepresentationCache, commit: string) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: 'property_sales_build_info',
+      help: 'Always 1: the version, source commit and Node.js release of the running build, as labels.',
+      labelNames: ['version', 'commit', 'node'],
+      registers,
+    }).set({ version, commit, node: process.version }, 1);
     this.requests = new Counter({
       name: 'http_requests_total',
       help: 'Requests answered, by method, route template and status.',
