@@ -54,6 +54,7 @@ export class WebhookService {
     const now = new Date();
     const row: WebhookSubscriptionEntity = {
       id: randomUUID(),
+      owner: null,
       url: body.url,
       types,
       description: body.description ?? null,
