@@ -13,7 +13,8 @@ import { until, WebhookReceiver } from './support/webhook-receiver';
  * Many partners on one service: each subscription belongs to the API key that made it; a partner
  * reaches its own alone (another's answers 404, as a missing one), so it can neither read, change,
  * rotate, pause, resume nor delete it, nor repoint it to receive its events; webhooks:admin reaches
- * every one. Every change is logged, one line each, never with a secret.
+ * every one. The caps on subscriptions, per owner and in all, refuse 409 and create nothing, however
+ * many creates arrive at once. Every change is logged, one line each, never with a secret.
  */
 
 const BASE = '/api/Webhook';
@@ -195,8 +196,79 @@ describeOnEachDatabase(
       await as('alpha').get(`GetWebhook/${own.id}`).expect(404);
       expect((await list('alpha')).map(({ id }) => id)).toEqual([alpha.id]);
     });
+
+    it('refuses 409 past WEBHOOKS_MAX_PER_OWNER and WEBHOOKS_MAX_SUBSCRIPTIONS, creating nothing', async () => {
+      await context.restart({ WEBHOOKS_MAX_PER_OWNER: '2', WEBHOOKS_MAX_SUBSCRIPTIONS: '3' });
+      const target = await receiver();
+      const body = { url: target.url };
+      await create('alpha', body);
+      await create('alpha', body);
+      const owner = expectProblem(await as('alpha').post('CreateWebhook').send(body), 409);
+      expect(owner).toMatchObject({
+        type: 'urn:property-sales:problem:webhook_limit_reached',
+        Message: expect.stringContaining('WEBHOOKS_MAX_PER_OWNER') as unknown,
+      });
+      // Another owner still may, up to the service's cap.
+      await create('beta', body);
+      for (const caller of ['beta', 'operator'] as const) {
+        const service = expectProblem(await as(caller).post('CreateWebhook').send(body), 409);
+        expect(service).toMatchObject({
+          type: 'urn:property-sales:problem:webhook_limit_reached',
+          Message: expect.stringContaining('WEBHOOKS_MAX_SUBSCRIPTIONS') as unknown,
+        });
+      }
+      expect((await list('operator')).map(({ owner }) => owner)).toEqual([
+        'alpha',
+        'alpha',
+        'beta',
+      ]);
+      // A deletion makes room again.
+      const [first] = await list('alpha');
+      await as('alpha').delete(`DeleteWebhook/${first.id}`).expect(204);
+      await create('alpha', body);
+    });
+
+    it('passes neither cap with creates sent at once', async () => {
+      await context.restart({ WEBHOOKS_MAX_PER_OWNER: '3', WEBHOOKS_MAX_SUBSCRIPTIONS: '5' });
+      const target = await receiver();
+      const burst = (caller: CallerName, count: number) =>
+        Array.from({ length: count }, () =>
+          as(caller).post('CreateWebhook').send({ url: target.url }),
+        );
+      const statuses = async (requests: ReturnType<typeof burst>) =>
+        (await Promise.all(requests)).map(({ status }) => status).sort();
+      // Eight of one owner at once: three are made.
+      expect(await statuses(burst('alpha', 8))).toEqual([201, 201, 201, 409, 409, 409, 409, 409]);
+      // Then four of each of two owners at once, two places left in all: two are made.
+      const both = await statuses([...burst('beta', 4), ...burst('operator', 4)]);
+      expect(both.filter((status) => status === 201)).toHaveLength(2);
+      expect(both.filter((status) => status === 409)).toHaveLength(6);
+      const owners = (await list('operator')).map(({ owner }) => owner);
+      expect(owners).toHaveLength(5);
+      expect(owners.filter((owner) => owner === 'alpha')).toHaveLength(3);
+    });
   },
   { ...WEBHOOKS_ON, ...AUTH },
+);
+
+describeOnEachDatabase(
+  'webhooks without authentication (AUTH_MODE=none)',
+  (context) => {
+    it("makes every caller the operator: what it creates is the operator's, and only the service's cap counts it", async () => {
+      await context.restart({ WEBHOOKS_MAX_PER_OWNER: '1', WEBHOOKS_MAX_SUBSCRIPTIONS: '2' });
+      const body = { url: 'http://127.0.0.1:9/hooks' };
+      const made = [];
+      for (let n = 0; n < 2; n++)
+        made.push(
+          (await context.http.post(`${BASE}/CreateWebhook`).send(body).expect(201))
+            .body as Subscription,
+        );
+      expect(made.map(({ owner }) => owner)).toEqual([null, null]);
+      expectProblem(await context.http.post(`${BASE}/CreateWebhook`).send(body), 409);
+      expect((await context.http.get(`${BASE}/ListWebhooks`).expect(200)).body).toHaveLength(2);
+    });
+  },
+  { ...WEBHOOKS_ON, AUTH_MODE: 'none' },
 );
 
 interface AuditLine {

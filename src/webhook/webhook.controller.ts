@@ -30,7 +30,7 @@ import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { WebhookSubscriptionDto, WebhookWithSecretDto } from './dto/webhook-subscription.dto';
 import { Actor, type WebhookActor, WEBHOOKS_ADMIN } from './webhook-actor';
-import { WebhookNotFoundError, WebhooksOffError } from './webhook.errors';
+import { WebhookLimitError, WebhookNotFoundError, WebhooksOffError } from './webhook.errors';
 import { WebhookService } from './webhook.service';
 
 export const WEBHOOKS_MANAGE = declareScope(
@@ -126,7 +126,8 @@ export class WebhookController {
       'Checks the URL (https://, and no private, loopback or link-local address, the name resolved), ' +
         'and answers with the subscription and its signing secret, shown only here; Location is its ' +
         'GetWebhook address. It hears of every event committed from now on that its types select. ' +
-        "It belongs to the caller (its API key's name or its token's subject).",
+        "It belongs to the caller (its API key's name or its token's subject); 409 when the caller " +
+        'has WEBHOOKS_MAX_PER_OWNER subscriptions, or the service WEBHOOKS_MAX_SUBSCRIPTIONS.',
     ),
   })
   @RequestBody(CreateWebhookDto, 'The subscription.')
@@ -136,7 +137,7 @@ export class WebhookController {
     headers: { Location: { description: 'Its GetWebhook address.', schema: { type: 'string' } } },
   })
   @RequiresScope(WEBHOOKS_MANAGE)
-  @WireErrors(400, 413, 415, ...ERRORS, CommitOutcomeUnknownError)
+  @WireErrors(400, 413, 415, ...ERRORS, WebhookLimitError, CommitOutcomeUnknownError)
   async create(
     @Body() body: CreateWebhookDto,
     @Actor() actor: WebhookActor,

@@ -14,7 +14,7 @@ import { WebhookSubscriptionEntity } from './entities';
 import { checkTarget, TargetRefusal } from './webhook-targets';
 import { WebhookDelivery, webhookCheckpoint } from './webhook-delivery';
 import { type WebhookActor } from './webhook-actor';
-import { WebhookNotFoundError } from './webhook.errors';
+import { WebhookLimitError, WebhookNotFoundError } from './webhook.errors';
 
 /** The ids the service makes: a UUID, looked up only when it is one. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -66,6 +66,7 @@ function changesOf(
 export class WebhookService {
   private readonly store: OutboxStore;
   private readonly logger = new Logger('Webhook');
+  private readonly mysql: boolean;
 
   constructor(
     @InjectDataSource() dataSource: DataSource,
@@ -75,6 +76,7 @@ export class WebhookService {
     private readonly modules: ModulesContainer,
   ) {
     this.store = new OutboxStore(dataSource);
+    this.mysql = dataSource.options.type !== 'better-sqlite3';
   }
 
   /** Whether the routes are served (WEBHOOKS). */
@@ -82,7 +84,10 @@ export class WebhookService {
     return this.config.webhooks.on;
   }
 
-  /** A new subscription of the actor's. */
+  /**
+   * A new subscription of the actor's; WebhookLimitError when the actor's or the service's cap is
+   * reached.
+   */
   async create(body: CreateWebhookDto, actor: WebhookActor): Promise<WebhookSubscriptionEntity> {
     await this.checkUrl(body.url, 'createWebhookDto');
     const types = this.checkTypes(body.types ?? [], 'createWebhookDto');
@@ -109,6 +114,7 @@ export class WebhookService {
       lease_version: 0,
     };
     await this.unitOfWork.write(async (manager) => {
+      await this.checkCaps(manager, actor.owner);
       await manager.insert(WebhookSubscriptionEntity, row);
       await this.store.addCheckpoints(manager, [webhookCheckpoint(row.id)]);
     });
@@ -221,6 +227,28 @@ export class WebhookService {
     const { before, update } = changed;
     this.audit(action, actor, before, changesOf(before, update));
     return { ...before, ...update };
+  }
+
+  /**
+   * Throws WebhookLimitError when the service holds WEBHOOKS_MAX_SUBSCRIPTIONS, or `owner`
+   * WEBHOOKS_MAX_PER_OWNER (the operator's, owner null, count toward the first alone). On MySQL the
+   * count locks every row and the gaps between (FOR UPDATE), so a concurrent create waits for this
+   * one's commit and counts it: neither cap is passed, however many arrive at once. SQLite runs one
+   * write at a time.
+   */
+  private async checkCaps(manager: EntityManager, owner: string | null): Promise<void> {
+    const { maxPerOwner, maxSubscriptions } = this.config.webhooks;
+    const lock = this.mysql ? { lock: { mode: 'pessimistic_write' as const } } : {};
+    if ((await manager.count(WebhookSubscriptionEntity, lock)) >= maxSubscriptions)
+      throw new WebhookLimitError('service', maxSubscriptions);
+    if (owner === null) return;
+    // Narrowed by the database, counted here exactly: MariaDB's collation ignores case.
+    const candidates = await manager.find(WebhookSubscriptionEntity, {
+      select: { id: true, owner: true },
+      where: { owner },
+    });
+    if (candidates.filter((row) => row.owner === owner).length >= maxPerOwner)
+      throw new WebhookLimitError('owner', maxPerOwner);
   }
 
   /** One line for a change: who made it, whose subscription, which, and what changed. */
