@@ -167,6 +167,8 @@ describeOnEachDatabase(
       const read = await context.http.get(`${BASE}/GetWebhook/${selective.id}`).expect(200);
       expect(read.body).toEqual({
         id: selective.id,
+        // Made without authentication: the operator's.
+        owner: null,
         url: agents.url,
         types: [AGENTS_CHANGED],
         description: null,

@@ -36,6 +36,15 @@ export class AuthenticationError extends DomainError {
   }
 }
 
+/**
+ * Whether `caller` was granted `scope`. Without authentication (AUTH_MODE none: no caller), and for
+ * an API key listed without scopes, every scope is granted.
+ */
+export function holdsScope(caller: Caller | undefined, scope: Scope): boolean {
+  const scopes = caller?.scopes;
+  return !scopes || scopes.has(scope.name);
+}
+
 /** What authentication and authorization note on a request: its caller, and a scope it was refused. */
 export interface CallerOf {
   caller?: Caller;
@@ -201,13 +210,11 @@ export class Authenticator {
   }
 
   /**
-   * Throws InsufficientScopeError unless the request's caller was granted `scope`, and notes the
-   * refused scope on the request. Without authentication (AUTH_MODE none), and for an API key listed
-   * without scopes, every scope is granted.
+   * Throws InsufficientScopeError unless the request's caller was granted `scope` (holdsScope), and
+   * notes the refused scope on the request.
    */
   authorize(request: CallerOf, scope: Scope): void {
-    const scopes = request.caller?.scopes;
-    if (!scopes || scopes.has(scope.name)) return;
+    if (holdsScope(request.caller, scope)) return;
     request.refusedScope = scope.name;
     throw new InsufficientScopeError(scope.name, this.scheme);
   }

@@ -87,6 +87,10 @@ export interface WebhooksConfig {
   readonly secretGraceMs: number;
   /** The unit of the retry schedule: 1000 gives 5 s, 5 min, 30 min… after the first retry. */
   readonly retryBaseMs: number;
+  /** The most subscriptions one owner (an API key, a token's subject) may have. */
+  readonly maxPerOwner: number;
+  /** The most subscriptions the service holds, whoever owns them. */
+  readonly maxSubscriptions: number;
 }
 
 /** Integration events: the outbox, and the broker its relay publishes to. */
@@ -674,6 +678,8 @@ function readWebhooks(reader: EnvironmentReader): WebhooksConfig {
     disableAfterMs: reader.integer('WEBHOOKS_DISABLE_AFTER_MS', 432_000_000, 1000, 31 * 86_400_000),
     secretGraceMs: reader.integer('WEBHOOKS_SECRET_GRACE_MS', 86_400_000, 0, 31 * 86_400_000),
     retryBaseMs: reader.integer('WEBHOOKS_RETRY_BASE_MS', 1000, 1, 60_000),
+    maxPerOwner: reader.integer('WEBHOOKS_MAX_PER_OWNER', 25, 1, 10_000),
+    maxSubscriptions: reader.integer('WEBHOOKS_MAX_SUBSCRIPTIONS', 10_000, 1, 100_000),
   };
 }
 

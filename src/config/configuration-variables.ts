@@ -392,6 +392,18 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     meaning:
       "The unit of the retry schedule, which is Standard Webhooks' (after a failure at once, then after 5, 300, 1800, 7200, 18000, 36000 units, then 36000 again; each ±20% at random, never past `WEBHOOKS_DISABLE_AFTER_MS`): 1000 makes it at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h. Tests shorten it (1 to 60000).",
   },
+  {
+    names: ['WEBHOOKS_MAX_PER_OWNER'],
+    default: '`25`',
+    meaning:
+      "The most webhook subscriptions one owner (an API key's name, a token's subject) may have; CreateWebhook beyond it answers 409 `webhook_limit_reached` and creates nothing. The operator's own (made without authentication) count only toward `WEBHOOKS_MAX_SUBSCRIPTIONS` (1 to 10000).",
+  },
+  {
+    names: ['WEBHOOKS_MAX_SUBSCRIPTIONS'],
+    default: '`10000`',
+    meaning:
+      'The most webhook subscriptions the service holds, whoever owns them: each is a delivery loop in every instance. CreateWebhook beyond it answers 409 `webhook_limit_reached` and creates nothing (1 to 100000).',
+  },
 ];
 
 const TABLE_START = '<!-- configuration-table:start (npm run docs:config writes this table) -->';

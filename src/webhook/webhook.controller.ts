@@ -29,13 +29,15 @@ import { FORM_MEDIA_TYPE, JSON_MEDIA_TYPES, WireErrors, WireTag, XML_MEDIA_TYPES
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { WebhookSubscriptionDto, WebhookWithSecretDto } from './dto/webhook-subscription.dto';
-import { WebhookNotFoundError, WebhooksOffError } from './webhook.errors';
+import { Actor, type WebhookActor, WEBHOOKS_ADMIN } from './webhook-actor';
+import { WebhookLimitError, WebhookNotFoundError, WebhooksOffError } from './webhook.errors';
 import { WebhookService } from './webhook.service';
 
 export const WEBHOOKS_MANAGE = declareScope(
   'webhooks:manage',
-  'Manage the webhook subscriptions (CreateWebhook, GetWebhook, ListWebhooks, UpdateWebhook, ' +
-    'RotateWebhookSecret, PauseWebhook, ResumeWebhook, DeleteWebhook), whose secrets sign the events.',
+  "Manage the caller's own webhook subscriptions (CreateWebhook, GetWebhook, ListWebhooks, " +
+    'UpdateWebhook, RotateWebhookSecret, PauseWebhook, ResumeWebhook, DeleteWebhook), whose ' +
+    `secrets sign the events; with ${WEBHOOKS_ADMIN.name}, every one.`,
 );
 
 const EXAMPLE_ID = '3f1c9a52-7d4e-4b8a-9e21-6c0d5f7a8b93';
@@ -43,6 +45,7 @@ const EXAMPLE_ID = '3f1c9a52-7d4e-4b8a-9e21-6c0d5f7a8b93';
 /** A subscription as the routes answer with it. */
 const SUBSCRIPTION_EXAMPLE: WebhookSubscriptionDto = {
   id: EXAMPLE_ID,
+  owner: 'crm-sync',
   url: 'https://crm.example.com/hooks/property-sales',
   types: ['property-sales.transaction.agents-changed'],
   description: 'CRM: agent changes',
@@ -95,6 +98,11 @@ const ERRORS = [
 const onlyWhenOn = (text: string) =>
   `${text} On only when the service is run with WEBHOOKS=true; otherwise 404.`;
 
+/** What every route but CreateWebhook says of whose subscriptions it reaches. */
+const OWN_ONLY =
+  `Only the caller's own subscriptions (every one with ${WEBHOOKS_ADMIN.name}): another's id ` +
+  'answers 404, as a missing one does.';
+
 @WireTag(
   'Webhook',
   'Webhook subscriptions: each committed event a subscription selects is POSTed to its URL as the ' +
@@ -117,7 +125,9 @@ export class WebhookController {
     description: onlyWhenOn(
       'Checks the URL (https://, and no private, loopback or link-local address, the name resolved), ' +
         'and answers with the subscription and its signing secret, shown only here; Location is its ' +
-        'GetWebhook address. It hears of every event committed from now on that its types select.',
+        'GetWebhook address. It hears of every event committed from now on that its types select. ' +
+        "It belongs to the caller (its API key's name or its token's subject); 409 when the caller " +
+        'has WEBHOOKS_MAX_PER_OWNER subscriptions, or the service WEBHOOKS_MAX_SUBSCRIPTIONS.',
     ),
   })
   @RequestBody(CreateWebhookDto, 'The subscription.')
@@ -127,13 +137,14 @@ export class WebhookController {
     headers: { Location: { description: 'Its GetWebhook address.', schema: { type: 'string' } } },
   })
   @RequiresScope(WEBHOOKS_MANAGE)
-  @WireErrors(400, 413, 415, ...ERRORS, CommitOutcomeUnknownError)
+  @WireErrors(400, 413, 415, ...ERRORS, WebhookLimitError, CommitOutcomeUnknownError)
   async create(
     @Body() body: CreateWebhookDto,
+    @Actor() actor: WebhookActor,
     @Res({ passthrough: true }) response: Response,
   ): Promise<WebhookWithSecretDto> {
     this.checkOn();
-    const row = await this.webhooks.create(body);
+    const row = await this.webhooks.create(body, actor);
     response.location(`${this.prefix}/Webhook/GetWebhook/${row.id}`);
     return WebhookWithSecretDto.withSecret(row);
   }
@@ -142,22 +153,29 @@ export class WebhookController {
   @ApiOperation({
     operationId: 'GetWebhook',
     summary: 'One subscription, without its secret.',
-    description: onlyWhenOn('Its status, why it is disabled if it is, and its last delivery.'),
+    description: onlyWhenOn(
+      `Its status, why it is disabled if it is, and its last delivery. ${OWN_ONLY}`,
+    ),
   })
   @ID
   @Answer(200, WebhookSubscriptionDto, 'The subscription.', SUBSCRIPTION_EXAMPLE)
   @RequiresScope(WEBHOOKS_MANAGE)
   @WireErrors(...ERRORS, WebhookNotFoundError)
-  async get(@Param('id') id: string): Promise<WebhookSubscriptionDto> {
+  async get(
+    @Param('id') id: string,
+    @Actor() actor: WebhookActor,
+  ): Promise<WebhookSubscriptionDto> {
     this.checkOn();
-    return WebhookSubscriptionDto.of(await this.webhooks.find(id));
+    return WebhookSubscriptionDto.of(await this.webhooks.find(id, actor));
   }
 
   @Get('ListWebhooks')
   @ApiOperation({
     operationId: 'ListWebhooks',
-    summary: 'Every subscription, oldest first, without their secrets.',
-    description: onlyWhenOn('A JSON array.'),
+    summary: "The caller's subscriptions, oldest first, without their secrets.",
+    description: onlyWhenOn(
+      `A JSON array of the caller's own subscriptions; every one with ${WEBHOOKS_ADMIN.name}.`,
+    ),
   })
   @ApiResponse({
     status: 200,
@@ -174,9 +192,9 @@ export class WebhookController {
   })
   @RequiresScope(WEBHOOKS_MANAGE)
   @WireErrors(...ERRORS)
-  async list(): Promise<WebhookSubscriptionDto[]> {
+  async list(@Actor() actor: WebhookActor): Promise<WebhookSubscriptionDto[]> {
     this.checkOn();
-    return (await this.webhooks.list()).map((row) => WebhookSubscriptionDto.of(row));
+    return (await this.webhooks.list(actor)).map((row) => WebhookSubscriptionDto.of(row));
   }
 
   @Post('UpdateWebhook/:id')
@@ -186,7 +204,7 @@ export class WebhookController {
     summary: "Changes a subscription's URL, types or description.",
     description: onlyWhenOn(
       'The members given are changed, the others kept; a new URL is checked as at creation. Its ' +
-        'checkpoint stays: the events after its last delivery go to the new URL.',
+        `checkpoint stays: the events after its last delivery go to the new URL. ${OWN_ONLY}`,
     ),
   })
   @ID
@@ -197,9 +215,10 @@ export class WebhookController {
   async update(
     @Param('id') id: string,
     @Body() body: UpdateWebhookDto,
+    @Actor() actor: WebhookActor,
   ): Promise<WebhookSubscriptionDto> {
     this.checkOn();
-    return WebhookSubscriptionDto.of(await this.webhooks.update(id, body));
+    return WebhookSubscriptionDto.of(await this.webhooks.update(id, body, actor));
   }
 
   @Post('RotateWebhookSecret/:id')
@@ -210,16 +229,19 @@ export class WebhookController {
     description: onlyWhenOn(
       'Answers with the new secret, shown only here. For WEBHOOKS_SECRET_GRACE_MS each delivery ' +
         'carries two v1 signatures in webhook-signature, one by each secret, so the subscriber ' +
-        'switches at its own pace.',
+        `switches at its own pace. ${OWN_ONLY}`,
     ),
   })
   @ID
   @Answer(200, WebhookWithSecretDto, 'The subscription, with its new secret.', WITH_SECRET_EXAMPLE)
   @RequiresScope(WEBHOOKS_MANAGE)
   @WireErrors(413, 415, ...ERRORS, WebhookNotFoundError, CommitOutcomeUnknownError)
-  async rotateSecret(@Param('id') id: string): Promise<WebhookWithSecretDto> {
+  async rotateSecret(
+    @Param('id') id: string,
+    @Actor() actor: WebhookActor,
+  ): Promise<WebhookWithSecretDto> {
     this.checkOn();
-    return WebhookWithSecretDto.withSecret(await this.webhooks.rotateSecret(id));
+    return WebhookWithSecretDto.withSecret(await this.webhooks.rotateSecret(id, actor));
   }
 
   @Post('PauseWebhook/:id')
@@ -229,7 +251,7 @@ export class WebhookController {
     summary: 'Stops the deliveries; the checkpoint stays.',
     description: onlyWhenOn(
       'ResumeWebhook delivers what was missed, while the outbox still holds it: a paused ' +
-        'subscription does not hold events back from the purge (EVENTS_RETENTION_MS).',
+        `subscription does not hold events back from the purge (EVENTS_RETENTION_MS). ${OWN_ONLY}`,
     ),
   })
   @ID
@@ -239,9 +261,12 @@ export class WebhookController {
   })
   @RequiresScope(WEBHOOKS_MANAGE)
   @WireErrors(413, 415, ...ERRORS, WebhookNotFoundError, CommitOutcomeUnknownError)
-  async pause(@Param('id') id: string): Promise<WebhookSubscriptionDto> {
+  async pause(
+    @Param('id') id: string,
+    @Actor() actor: WebhookActor,
+  ): Promise<WebhookSubscriptionDto> {
     this.checkOn();
-    return WebhookSubscriptionDto.of(await this.webhooks.pause(id));
+    return WebhookSubscriptionDto.of(await this.webhooks.pause(id, actor));
   }
 
   @Post('ResumeWebhook/:id')
@@ -251,16 +276,19 @@ export class WebhookController {
     summary: 'Delivers again, from the checkpoint: a paused or a disabled subscription.',
     description: onlyWhenOn(
       'Its failures are forgotten (failing_since, the retry schedule) and the next delivery is ' +
-        'made at once.',
+        `made at once. ${OWN_ONLY}`,
     ),
   })
   @ID
   @Answer(200, WebhookSubscriptionDto, 'The subscription, active.', SUBSCRIPTION_EXAMPLE)
   @RequiresScope(WEBHOOKS_MANAGE)
   @WireErrors(413, 415, ...ERRORS, WebhookNotFoundError, CommitOutcomeUnknownError)
-  async resume(@Param('id') id: string): Promise<WebhookSubscriptionDto> {
+  async resume(
+    @Param('id') id: string,
+    @Actor() actor: WebhookActor,
+  ): Promise<WebhookSubscriptionDto> {
     this.checkOn();
-    return WebhookSubscriptionDto.of(await this.webhooks.resume(id));
+    return WebhookSubscriptionDto.of(await this.webhooks.resume(id, actor));
   }
 
   @Delete('DeleteWebhook/:id')
@@ -268,15 +296,15 @@ export class WebhookController {
   @ApiOperation({
     operationId: 'DeleteWebhook',
     summary: 'Deletes a subscription and its checkpoint.',
-    description: onlyWhenOn('Nothing more is delivered to it.'),
+    description: onlyWhenOn(`Nothing more is delivered to it. ${OWN_ONLY}`),
   })
   @ID
   @ApiResponse({ status: 204, description: 'Deleted.' })
   @RequiresScope(WEBHOOKS_MANAGE)
   @WireErrors(...ERRORS, WebhookNotFoundError, CommitOutcomeUnknownError)
-  async remove(@Param('id') id: string): Promise<void> {
+  async remove(@Param('id') id: string, @Actor() actor: WebhookActor): Promise<void> {
     this.checkOn();
-    await this.webhooks.remove(id);
+    await this.webhooks.remove(id, actor);
   }
 
   /** The routes' prefix as the Location header writes it: `/api`, or nothing. */

@@ -6,6 +6,14 @@ import { WEBHOOK_STATUSES, type WebhookStatus, type WebhookSubscriptionEntity } 
 export class WebhookSubscriptionDto {
   @ApiProperty({ format: 'uuid', example: '3f1c9a52-7d4e-4b8a-9e21-6c0d5f7a8b93' })
   id!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      "Who it belongs to: the API key's name or the token's subject that made it. null: the operator's (made without authentication, or before subscriptions had owners), which only webhooks:admin reaches.",
+    example: 'crm-sync',
+  })
+  owner!: string | null;
   @ApiProperty({ example: 'https://crm.example.com/hooks/property-sales' }) url!: string;
   @ApiProperty({
     type: [String],
@@ -53,6 +61,7 @@ export class WebhookSubscriptionDto {
   static of(row: WebhookSubscriptionEntity): WebhookSubscriptionDto {
     return {
       id: row.id,
+      owner: row.owner,
       url: row.url,
       types: row.types,
       description: row.description,

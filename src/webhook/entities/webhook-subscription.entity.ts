@@ -15,6 +15,13 @@ export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
 export class WebhookSubscriptionEntity {
   /** A UUID the service made. */
   @PrimaryColumn({ type: 'varchar', length: 36 }) id!: string;
+  /**
+   * Who made it, and alone may see and change it besides webhooks:admin: the API key's name or the
+   * token's subject, whole whatever its length. Null: the operator's (made without authentication,
+   * or before subscriptions had owners). Compared in the service, exactly: MariaDB's collation would
+   * take `Partner` for `partner `.
+   */
+  @Column({ type: 'text', nullable: true }) owner!: string | null;
   @Column({ type: 'varchar', length: 2048 }) url!: string;
   /** The CloudEvents types it selects, a JSON array; empty for every type. */
   @Column({ type: 'simple-json' }) types!: string[];

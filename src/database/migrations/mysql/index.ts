@@ -7,6 +7,7 @@ import { EventOutbox1795712398666 } from './1795712398666-EventOutbox';
 import { EventIdIndex1795874984598 } from './1795874984598-EventIdIndex';
 import { AgentHistoryVersions1795875575502 } from './1795875575502-AgentHistoryVersions';
 import { AddWebhookSubscription1795889068074 } from './1795889068074-AddWebhookSubscription';
+import { AddWebhookOwner1796588649087 } from './1796588649087-AddWebhookOwner';
 
 /** The production schema, oldest first; applied by `npm run migration:run` or MIGRATIONS_RUN=true. */
 export const MYSQL_MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MYSQL_MIGRATIONS = [
   EventIdIndex1795874984598,
   AgentHistoryVersions1795875575502,
   AddWebhookSubscription1795889068074,
+  AddWebhookOwner1796588649087,
 ];

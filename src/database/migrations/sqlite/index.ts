@@ -7,6 +7,7 @@ import { EventOutbox1795712384891 } from './1795712384891-EventOutbox';
 import { EventIdIndex1795874974748 } from './1795874974748-EventIdIndex';
 import { AgentHistoryVersions1795875530975 } from './1795875530975-AgentHistoryVersions';
 import { AddWebhookSubscription1795889062027 } from './1795889062027-AddWebhookSubscription';
+import { AddWebhookOwner1796588638215 } from './1796588638215-AddWebhookOwner';
 
 /** The embedded database's schema, oldest first; the service applies them at every start. */
 export const SQLITE_MIGRATIONS = [
@@ -19,4 +20,5 @@ export const SQLITE_MIGRATIONS = [
   EventIdIndex1795874974748,
   AgentHistoryVersions1795875530975,
   AddWebhookSubscription1795889062027,
+  AddWebhookOwner1796588638215,
 ];
