@@ -637,6 +637,20 @@ describe('the OpenAPI document', () => {
     try {
       const served = await running.http.get('/swagger-json').expect(200);
       expect(served.body).toEqual(document);
+      // Compressed when asked (the test's client undoes it), tagged, and not sent again when current.
+      const gzipped = await running.http
+        .get('/swagger-json')
+        .set('Accept-Encoding', 'gzip')
+        .expect(200);
+      expect(gzipped.headers['content-encoding']).toBe('gzip');
+      expect(Number(gzipped.headers['content-length'])).toBeLessThan(served.text.length / 5);
+      expect(gzipped.body).toEqual(document);
+      const brotli = await running.http.get('/swagger-json').set('Accept-Encoding', 'br, gzip');
+      expect(brotli.headers['content-encoding']).toBe('br');
+      expect(brotli.headers.vary).toMatch(/Accept-Encoding/);
+      const etag = String(served.headers.etag);
+      expect(gzipped.headers.etag).toBe(etag);
+      await running.http.get('/swagger-json').set('If-None-Match', etag).expect(304);
       const ui = await running.http.get('/swagger').expect(200);
       expect(ui.headers['content-type']).toMatch(/^text\/html/);
       expect(ui.text).toContain('swagger-ui');

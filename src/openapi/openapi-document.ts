@@ -10,6 +10,8 @@ import {
 } from '@nestjs/swagger';
 import { declaredScopes, declareScope, REQUIRED_SCOPES_EXTENSION } from '../auth/scopes';
 import { type AppConfig } from '../config/app-config';
+import { servedJson } from './served-document';
+import { type Request, type Response } from 'express';
 import {
   declaredWireModels,
   describedTags,
@@ -272,6 +274,11 @@ export const API_DOCS_READ = declareScope(
 
 /** Serves the document at `/swagger-json` and the UI at `/swagger`, outside the API prefix. */
 export function serveOpenApi(app: INestApplication, document: OpenAPIObject): void {
+  // Ahead of SwaggerModule's own route for the JSON document, which it sends uncompressed and untagged.
+  const served = servedJson(JSON.stringify(document));
+  app
+    .getHttpAdapter()
+    .get(OPENAPI_PATHS[1], (request: Request, response: Response) => served(request, response));
   SwaggerModule.setup('swagger', app, document, {
     jsonDocumentUrl: 'swagger-json',
     yamlDocumentUrl: 'swagger-yaml',
