@@ -534,6 +534,12 @@ describeOnSqlite(
           state: { 'createWebhookDto.url': [expect.any(String)] },
         });
       }
+      // What an internal name resolves to is not told to whoever registers it.
+      const named = await context.http
+        .post(`${BASE}/CreateWebhook`)
+        .set('X-Api-Key', MANAGER)
+        .send({ url: 'https://localhost/in' });
+      expect(JSON.stringify(named.body)).not.toMatch(/127\.0\.0\.1|::1/);
       const listed = await context.http
         .get(`${BASE}/ListWebhooks`)
         .set('X-Api-Key', MANAGER)

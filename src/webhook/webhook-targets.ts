@@ -53,12 +53,20 @@ export function targetUrl(text: string, rules: TargetRules): URL {
   if (url.hash !== '') throw new TargetRefusal('The url must have no fragment (#…).');
   const host = hostOf(url);
   if (!rules.allowPrivateNetworks && isIP(host) !== 0 && !isPublicAddress(host))
-    throw new TargetRefusal(privateAddress(host));
+    throw new TargetRefusal(
+      "The url's host is a non-public address (loopback, private, link-local or reserved), which a webhook may not reach.",
+    );
   return url;
 }
 
-const privateAddress = (address: string) =>
-  `The url's host is, or resolves to, ${address}: a loopback, private, link-local or reserved address, which a webhook may not reach.`;
+/**
+ * The refusal of a name that resolves to a non-public address. It does not say which: the address
+ * would tell whoever registers a name what the service's internal names resolve to.
+ */
+const resolvesPrivate = () =>
+  new TargetRefusal(
+    "The url's host resolves to a non-public address (loopback, private, link-local or reserved), which a webhook may not reach.",
+  );
 
 /** The addresses a name resolves to, every one, within `ms`. */
 function resolveAll(host: string, ms: number): Promise<LookupAddress[]> {
@@ -92,8 +100,7 @@ export async function checkTarget(
   } catch {
     throw new TargetRefusal(`The url's host ${host} does not resolve.`);
   }
-  const refused = addresses.find(({ address }) => !isPublicAddress(address));
-  if (refused) throw new TargetRefusal(privateAddress(refused.address));
+  if (!addresses.every(({ address }) => isPublicAddress(address))) throw resolvesPrivate();
   return url;
 }
 
@@ -115,8 +122,8 @@ export function checkedLookup(
 ): void {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
-    const refused = addresses.find(({ address }) => !isPublicAddress(address));
-    if (refused) return callback(new TargetRefusal(privateAddress(refused.address)), []);
+    if (!addresses.every(({ address }) => isPublicAddress(address)))
+      return callback(resolvesPrivate(), []);
     if (options.all) return callback(null, addresses);
     callback(null, addresses[0].address, addresses[0].family);
   });
