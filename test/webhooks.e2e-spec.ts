@@ -522,6 +522,10 @@ describeOnSqlite(
         'https://[fc00::1]/in',
         'https://[fe80::1]/in',
         'https://[::ffff:10.0.0.1]/in',
+        'https://[::127.0.0.1]/in',
+        'https://[64:ff9b::a00:1]/in',
+        'https://[2002:a00:1::1]/in',
+        'https://[fec0::1]/in',
         'https://0.0.0.0/in',
       ]) {
         const refused = await context.http

@@ -360,7 +360,7 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     names: ['WEBHOOKS_ALLOW_PRIVATE_NETWORKS'],
     default: '`false`',
     meaning:
-      '`true` lets a webhook URL name or resolve to a loopback, private, link-local, unique-local, carrier-grade NAT or cloud metadata address (development and tests). Otherwise such a URL is refused 400 when subscribed, and each delivery checks the addresses its name resolves to again, refusing to connect to any such (counted `refused`).',
+      '`true` lets a webhook URL name or resolve to a non-public address: loopback, private, link-local, unique-local, carrier-grade NAT, cloud metadata, or any other outside the public unicast ranges (development and tests). Otherwise such a URL is refused 400 when subscribed, and each delivery checks the addresses its name resolves to again, refusing to connect to any such (counted `refused`).',
   },
   {
     names: ['WEBHOOKS_TIMEOUT_MS'],

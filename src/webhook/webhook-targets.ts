@@ -16,19 +16,46 @@ export class TargetRefusal extends Error {
   readonly code = TARGET_REFUSED;
 }
 
+/** IPv6's global unicast space (2000::/3): every IPv6 address outside it is refused. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+/** NAT64's well-known prefix: the IPv4 address in its last 32 bits is the one reached. */
+const NAT64 = ipaddr.parseCIDR('64:ff9b::/96');
+
 /**
- * Whether an address is on the public internet: ipaddr.js's `unicast` range only, which leaves out
- * loopback (127/8, ::1), private (10/8, 172.16/12, 192.168/16), link-local (169.254/16, the cloud
- * metadata address 169.254.169.254 among them; fe80::/10), unique-local (fc00::/7), carrier-grade
- * NAT (100.64/10), multicast, broadcast, unspecified and reserved ranges. An IPv4-mapped IPv6
- * address (::ffff:10.0.0.1) is judged as the IPv4 address it carries.
+ * Whether an address is on the public internet, by an allow-list: an IPv4 address in ipaddr.js's
+ * `unicast` range, which leaves out loopback (127/8), private (10/8, 172.16/12, 192.168/16),
+ * link-local (169.254/16, the cloud metadata address 169.254.169.254 among them), carrier-grade NAT
+ * (100.64/10), multicast, broadcast, unspecified, documentation, benchmarking and reserved ranges;
+ * an IPv6 address in `unicast` and in 2000::/3, which leaves out ::1, ::, IPv4-compatible (::a.b.c.d),
+ * fe80::/10, fec0::/10, fc00::/7, ff00::/8, and within 2000::/3 6to4, Teredo, documentation,
+ * benchmarking and the other special ranges. An IPv4-mapped (::ffff:a.b.c.d) or NAT64
+ * (64:ff9b::a.b.c.d) address is judged as the IPv4 address it reaches.
  */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
+  switch (isIP(address)) {
+    case 4:
+      return ipaddr.IPv4.parse(address).range() === 'unicast';
+    case 6: {
+      const v6 = ipv6Of(address);
+      if (!v6) return false;
+      if (v6.isIPv4MappedAddress()) return isPublicAddress(v6.toIPv4Address().toString());
+      if (v6.match(NAT64))
+        return isPublicAddress(ipaddr.fromByteArray(v6.toByteArray().slice(12)).toString());
+      return v6.range() === 'unicast' && v6.match(GLOBAL_UNICAST);
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * An IPv6 address as the one connected to. ipaddr.js reads `::a.b.c.d` as `::ffff:a.b.c.d`, another
+ * address, so it reads it as the URL parser writes it, in hex (`::7f00:1`); undefined for a form the
+ * URL parser refuses (a zone id).
+ */
+function ipv6Of(address: string): ipaddr.IPv6 | undefined {
+  const url = `http://[${address}]/`;
+  return URL.canParse(url) ? ipaddr.IPv6.parse(hostOf(new URL(url))) : undefined;
 }
 
 /** A URL's host as an address or a name: without IPv6's brackets. */
