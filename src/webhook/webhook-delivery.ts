@@ -23,6 +23,7 @@ import { ServiceMetrics } from '../metrics/service-metrics';
 import { WebhookSubscriptionEntity } from './entities';
 import { retryDelay } from './retry-schedule';
 import { type DeliveryOutcome, WebhookSender } from './webhook-sender';
+import { TargetResolver } from './webhook-targets';
 
 /** A subscription's checkpoint among the outbox's consumers. */
 export const webhookCheckpoint = (id: string) => `webhook:${id}`;
@@ -141,6 +142,7 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
       { allowHttp, allowPrivateNetworks },
       timeoutMs,
       `property-sales-webhooks/${version}`,
+      new TargetResolver(timeoutMs),
     );
     // The row of the last position given, which a new subscription's checkpoint starts at.
     await this.unitOfWork.write((manager) => this.store.addCheckpoints(manager, []));

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { type LookupAddress, type LookupOptions, promises as dnsPromises } from 'node:dns';
 import { isIP } from 'node:net';
 
 /** Where a subscription may POST: its schemes, and whether private networks may be reached. */
@@ -95,35 +95,62 @@ const resolvesPrivate = () =>
     "The url's host resolves to a non-public address (loopback, private, link-local or reserved), which a webhook may not reach.",
   );
 
-/** The addresses a name resolves to, every one, within `ms`. */
-function resolveAll(host: string, ms: number): Promise<LookupAddress[]> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not resolved within ${ms} ms`)), ms);
-    dnsLookup(host, { all: true }, (error, addresses) => {
-      clearTimeout(timer);
-      if (error) reject(error);
-      else resolve(addresses);
+/** How many times a look-up asks each name server before it gives up on it. */
+const DNS_TRIES = 2;
+
+/**
+ * The name look-ups of the address checks, at registration and at every connection. They ask the
+ * system's name servers over c-ares's own sockets: `dns.lookup` would run getaddrinfo, which holds
+ * a thread of the pool (four by default) for as long as a look-up lasts, so that a few names whose
+ * servers never answer would stall every file read, hash and compression of the service. The hosts
+ * file is not read: what is checked is what the name servers give, and the connection is made to it.
+ * Each look-up asks each server DNS_TRIES times, and ends after `ms` whatever it waits for.
+ */
+export class TargetResolver extends dnsPromises.Resolver {
+  constructor(private readonly ms: number) {
+    super({ timeout: Math.max(1, Math.floor(ms / (2 * DNS_TRIES))), tries: DNS_TRIES });
+  }
+
+  /** Every IPv4 and IPv6 address of a name; rejected when it has none, or none within `ms`. */
+  async addresses(host: string): Promise<LookupAddress[]> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`not resolved within ${this.ms} ms`)), this.ms);
     });
-  });
+    try {
+      const [v4, v6] = await Promise.race([
+        Promise.allSettled([this.resolve4(host), this.resolve6(host)]),
+        deadline,
+      ]);
+      const addresses = [
+        ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+        ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+      ];
+      if (addresses.length === 0) throw (v4 as PromiseRejectedResult).reason;
+      return addresses;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }
 
 /**
  * Checks a URL as a subscription names it: its form, then every address its host resolves to, each
  * of which must be public (unless private networks are allowed). TargetRefusal otherwise, a name
- * that does not resolve within `resolveMs` included. Deliveries check again as they connect (`checkedLookup`): a name
- * may resolve elsewhere later.
+ * that does not resolve in time included. Deliveries check again as they connect
+ * (`checkedLookup`): a name may resolve elsewhere later.
  */
 export async function checkTarget(
   text: string,
   rules: TargetRules,
-  resolveMs: number,
+  resolver: TargetResolver,
 ): Promise<URL> {
   const url = targetUrl(text, rules);
   const host = hostOf(url);
   if (rules.allowPrivateNetworks || isIP(host) !== 0) return url;
   let addresses: LookupAddress[];
   try {
-    addresses = await resolveAll(host, resolveMs);
+    addresses = await resolver.addresses(host);
   } catch {
     throw new TargetRefusal(`The url's host ${host} does not resolve.`);
   }
@@ -138,20 +165,20 @@ type LookupCallback = (
 ) => void;
 
 /**
- * A `lookup` for the HTTP client's connections: resolves as Node.js does, and fails the connection
+ * A `lookup` for the HTTP client's connections, through `resolver`: it fails the connection
  * (TargetRefusal) when any address is not public, so that a name that now resolves to a private
  * address is never connected to. IP literals are not looked up: `targetUrl` checks them.
  */
-export function checkedLookup(
-  hostname: string,
-  options: LookupOptions,
-  callback: LookupCallback,
-): void {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, []);
-    if (!addresses.every(({ address }) => isPublicAddress(address)))
-      return callback(resolvesPrivate(), []);
-    if (options.all) return callback(null, addresses);
-    callback(null, addresses[0].address, addresses[0].family);
-  });
+export function checkedLookup(resolver: TargetResolver) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    resolver.addresses(hostname).then(
+      (addresses) => {
+        if (!addresses.every(({ address }) => isPublicAddress(address)))
+          return callback(resolvesPrivate(), []);
+        if (options.all) return callback(null, addresses);
+        callback(null, addresses[0].address, addresses[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, []),
+    );
+  };
 }

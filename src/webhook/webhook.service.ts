@@ -11,7 +11,7 @@ import { RequestValidationError } from '../wire';
 import { type CreateWebhookDto } from './dto/create-webhook.dto';
 import { type UpdateWebhookDto } from './dto/update-webhook.dto';
 import { WebhookSubscriptionEntity } from './entities';
-import { checkTarget, TargetRefusal } from './webhook-targets';
+import { checkTarget, TargetRefusal, TargetResolver } from './webhook-targets';
 import { WebhookDelivery, webhookCheckpoint } from './webhook-delivery';
 import { WebhookNotFoundError } from './webhook.errors';
 
@@ -32,6 +32,8 @@ type BodyName = 'createWebhookDto' | 'updateWebhookDto';
 @Injectable()
 export class WebhookService {
   private readonly store: OutboxStore;
+  /** Within a delivery's time bound: a slow name server answers 400, not a hung request. */
+  private readonly resolver: TargetResolver;
 
   constructor(
     @InjectDataSource() dataSource: DataSource,
@@ -41,6 +43,7 @@ export class WebhookService {
     private readonly modules: ModulesContainer,
   ) {
     this.store = new OutboxStore(dataSource);
+    this.resolver = new TargetResolver(config.webhooks.timeoutMs);
   }
 
   /** Whether the routes are served (WEBHOOKS). */
@@ -172,8 +175,7 @@ export class WebhookService {
 
   private async checkUrl(url: string, body: BodyName): Promise<void> {
     try {
-      // Resolved within a delivery's time bound: a slow resolver answers 400, not a hung request.
-      await checkTarget(url, this.config.webhooks, this.config.webhooks.timeoutMs);
+      await checkTarget(url, this.config.webhooks, this.resolver);
     } catch (error) {
       if (error instanceof TargetRefusal)
         throw new RequestValidationError({ [`${body}.url`]: [error.message] });
