@@ -12,6 +12,7 @@ import {
   wireModelOf,
   XmlCollectionReader,
 } from '../wire';
+import { restored } from './csv-formulas';
 import { ImportError, recordLabel, validRecord } from './import-records';
 import { records } from './progress';
 import {
@@ -187,13 +188,14 @@ async function* xmlRecords(
 
 /**
  * CSV rows by their header: RFC 4180 quoting, UTF-8 with or without a byte order mark. An empty field
- * is null, as a database export writes NULL; a quoted empty field (`""`) is the empty string.
+ * is null, as a database export writes NULL; a quoted empty field (`""`) is the empty string; a field
+ * the export kept from running as a formula is read without the `'` it put before it.
  */
 function csvRows(path: string, progress: { bytesRead: number }): CsvParser {
   const parser = parseCsv({
     columns: true,
     bom: true,
-    cast: (value, context) => (value === '' && !context.quoting ? null : value),
+    cast: (value, context) => (value === '' && !context.quoting ? null : restored(value)),
   });
   Readable.from(bytesOf(path, progress))
     .on('error', (error) => parser.destroy(error))
