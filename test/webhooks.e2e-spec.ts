@@ -440,6 +440,47 @@ describeOnEachDatabase(
       await context.http.delete(`${BASE}/DeleteWebhook/${subscription.id}`).expect(204);
     });
 
+    it('holds the events of a subscription that always fails, resumed before it is disabled, no longer than WEBHOOKS_DISABLE_AFTER_MS past EVENTS_RETENTION_MS', async () => {
+      // Every event past its holders is purged at once, each second; failing 3 s disables.
+      await context.restart({ EVENTS_RETENTION_MS: '0', WEBHOOKS_DISABLE_AFTER_MS: '3000' });
+      const target = await receiver();
+      target.answer = () => 503;
+      const subscription = await subscribe(context, { url: target.url, types: [AGENTS_CHANGED] });
+      const before = new Set(await agentsChangedIds(context));
+      await changeAgents(context, 1, 900);
+      const committedAt = Date.now();
+      const committed = (await agentsChangedIds(context)).filter((id) => !before.has(id));
+      const resume = () =>
+        context.http.post(`${BASE}/ResumeWebhook/${subscription.id}`).expect(200);
+      // Within the bound, the events wait for it.
+      await sleep(1500);
+      await resume();
+      expect(await agentsChangedIds(context)).toEqual(expect.arrayContaining(committed));
+      // Resumed every second, it is never disabled, and fails all along; its events go all the same.
+      let purgedAt = 0;
+      await until(async () => {
+        await resume();
+        if ((await agentsChangedIds(context)).some((id) => committed.includes(id))) {
+          await sleep(1000);
+          return false;
+        }
+        purgedAt = Date.now();
+        return true;
+      }, 'the purge of the events past the bound');
+      expect(purgedAt - committedAt).toBeGreaterThanOrEqual(3000);
+      const read = await context.http.get(`${BASE}/GetWebhook/${subscription.id}`).expect(200);
+      expect(read.body).toMatchObject({ status: 'active' });
+      expect(target.verified(subscription.secret)).toEqual([]);
+      // Answering again, it takes what came after.
+      target.answer = () => 204;
+      await changeAgents(context, 1, 950);
+      await until(
+        () => target.verified(subscription.secret).length === TRANSACTIONS.length,
+        'the events committed after',
+      );
+      await context.http.delete(`${BASE}/DeleteWebhook/${subscription.id}`).expect(204);
+    });
+
     it('disables a subscription failing WEBHOOKS_DISABLE_AFTER_MS, says so, and resumes it from its checkpoint', async () => {
       await context.restart({ WEBHOOKS_DISABLE_AFTER_MS: '1000' });
       const target = await receiver();
