@@ -80,6 +80,12 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     meaning: 'On SQLite, load the demo data set into an empty database at start. Never on MySQL.',
   },
   {
+    names: ['IMPORT_MAX_RECORD_SIZE'],
+    default: '`1mb`',
+    meaning:
+      "Longest record `npm run data:import` reads, in characters of its file (a byte each in ASCII): a longer one stops the import with the file, the record and a line, before it is parsed. Reading a record takes several times its size in memory, so this bounds the import's memory whatever the file holds. A record of the seed's limits (texts of 4000 characters) is a few tens of kilobytes.",
+  },
+  {
     names: ['MIGRATIONS_RUN'],
     default: '`false`',
     meaning:
