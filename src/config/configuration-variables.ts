@@ -372,7 +372,7 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     names: ['WEBHOOKS_TIMEOUT_MS'],
     default: '`10000`',
     meaning:
-      'How long one delivery may take, from connecting to the end of the answer, before it counts as a time-out and is retried (100 to 60000).',
+      "How long one delivery may take, from connecting to the end of the answer, before it counts as a time-out and is retried (100 to 60000); and how long a look-up of a subscription's host name may take, at registration (400 past it) and at each connection.",
   },
   {
     names: ['WEBHOOKS_DISABLE_AFTER_MS'],

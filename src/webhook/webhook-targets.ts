@@ -108,6 +108,7 @@ const DNS_TRIES = 2;
  */
 export class TargetResolver extends dnsPromises.Resolver {
   constructor(private readonly ms: number) {
+    // c-ares waits longer on each try (about 3 timeouts for 2): with one server, it gives up first.
     super({ timeout: Math.max(1, Math.floor(ms / (2 * DNS_TRIES))), tries: DNS_TRIES });
   }
 
