@@ -1,3 +1,4 @@
+import { parse as parseCsv } from 'csv-parse/sync';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,14 +9,29 @@ import { describeOnEachDatabase, type SuiteContext } from './support/test-app';
 
 type Json = Record<string, unknown>;
 
+/** A cell a spreadsheet would run as a formula, by OWASP's CSV injection guidance. */
+const FORMULA_START = expect.stringMatching(/^[=+\-@\t\r]/) as unknown;
+
 const EXPORT_MAIN = join(REPO_ROOT, 'dist', 'src', 'data-import', 'export-main.js');
 
 /** Text that CSV must quote, XML must escape and JSON must escape, and text that is only empty. */
 const AWKWARD = 'Quote "this", a comma, a line\nbreak, <markup> & Ünïcödé ✓';
 
+/** Names a spreadsheet would run as formulas, were they written as they are; one quoted already. */
+const FORMULAS = {
+  salesagentname: '=HYPERLINK("https://attacker.example/","Angela Cruz")',
+  brokername: '@SUM(1+1)',
+  managername: '+63 912 555 0101',
+  directorname: '-',
+  managername_recruit: '\tTabbed',
+  salesagentname_recruit: '\r=1+1',
+  directorname_recruit: "'=quoted already",
+};
+
 const TRANSACTIONS = [
   transactionRecord(1),
   transactionRecord(2, {
+    ...FORMULAS,
     developer: AWKWARD,
     discount: 0.0001,
     sellingprice: 99999999.9999,
@@ -158,6 +174,37 @@ describeOnEachDatabase('npm run data:export', (context: SuiteContext) => {
       'transaction_id,requirement_id,requirement_type_id,required,requirement_description,stamp,submitted',
       '1,11,1,Required,Valid ID,2026-02-02T02:30:00+00:00,true',
     ]);
+  });
+
+  it("writes a ' before CSV text a spreadsheet would run as a formula, which the import takes off", async () => {
+    const csv = exportFiles(join(directory, 'formulas-csv'), 'csv');
+    await mkdir(join(directory, 'formulas-csv'));
+    expect((await runExport(context.database.url, ...flags(csv))).code).toBe(0);
+    const rows = parseCsv<Json>(await readFile(csv.transactions, 'utf8'), { columns: true });
+    const second = rows.find((row) => row.transaction_id === '2')!;
+    expect(Object.fromEntries(Object.keys(FORMULAS).map((name) => [name, second[name]]))).toEqual(
+      Object.fromEntries(Object.entries(FORMULAS).map(([name, text]) => [name, `'${text}`])),
+    );
+    for (const path of Object.values(csv))
+      for (const row of parseCsv(await readFile(path, 'utf8')))
+        for (const cell of row) expect({ path, cell }).not.toEqual({ path, cell: FORMULA_START });
+
+    // The import gives back the text as it was: the JSON of both databases is the same.
+    const empty = await createTestDatabase(context.kind);
+    try {
+      expect((await runImport(empty.url, ...flags(csv))).code).toBe(0);
+      const exported = async (databaseUrl: string, name: string) => {
+        const json = exportFiles(join(directory, name), 'json');
+        await mkdir(join(directory, name));
+        expect((await runExport(databaseUrl, ...flags(json))).code).toBe(0);
+        return JSON.parse(await readFile(json.transactions, 'utf8')) as Json[];
+      };
+      const reimported = await exported(empty.url, 'formulas-reimported');
+      expect(reimported[1]).toMatchObject(FORMULAS);
+      expect(reimported).toEqual(await exported(context.database.url, 'formulas-json'));
+    } finally {
+      await empty.drop();
+    }
   });
 
   describe('reads CSV as a database administrator exports it', () => {

@@ -43,10 +43,11 @@ describeOnEachDatabase('npm run data:import', (context: SuiteContext) => {
     return path;
   };
 
-  const runImport = (...args: string[]): Promise<CommandResult> =>
+  const runImportWith = (env: Record<string, string>, ...args: string[]): Promise<CommandResult> =>
     runNode(IMPORT_MAIN, args, {
-      env: { DATABASE_URL: context.database.url, MIGRATIONS_RUN: 'true' },
+      env: { DATABASE_URL: context.database.url, MIGRATIONS_RUN: 'true', ...env },
     });
+  const runImport = (...args: string[]) => runImportWith({}, ...args);
 
   const requirements = async () =>
     (await context.http.get('/api/Requirement/GetRequirements').expect(200)).body as Json[];
@@ -293,6 +294,43 @@ describeOnEachDatabase('npm run data:import', (context: SuiteContext) => {
       );
       await transaction(68).expect(404);
     });
+
+    // A field of 1 MiB: past the limit, and past a piece of the file as the import reads it.
+    const LONG = 'x'.repeat(1024 * 1024);
+    it.each([
+      [
+        'json',
+        `[\n  {"transaction_id": 72, "financetype": "Cash"},\n  {"transaction_id": 73, "developer": "${LONG}"}\n]`,
+        'record 2, line 3, column 3',
+      ],
+      [
+        'csv',
+        `transaction_id,financetype,developer\n72,Cash,\n73,Cash,${LONG}\n`,
+        'record 2, line 3',
+      ],
+      [
+        'xml',
+        '<ArrayOfTransaction xmlns:i="http://www.w3.org/2001/XMLSchema-instance" xmlns="http://schemas.datacontract.org/2004/07/PropertySales.Models">\n' +
+          '<Transaction><transaction_id>72</transaction_id><financetype>Cash</financetype></Transaction>\n' +
+          `<Transaction><transaction_id>73</transaction_id><developer>${LONG}</developer></Transaction>\n</ArrayOfTransaction>`,
+        'record 2, line 3',
+      ],
+    ])(
+      'a %s record longer than IMPORT_MAX_RECORD_SIZE, by record and line, before it is read whole',
+      async (format, text, where) => {
+        const path = await fixture(`long-record.${format}`, text);
+        const result = await runImportWith(
+          { IMPORT_MAX_RECORD_SIZE: '64kb' },
+          '--transactions',
+          path,
+        );
+        expect(result.code).toBe(1);
+        expect(result.stderr).toContain(
+          `${path}, ${where}: The record is longer than 65536 characters, the most IMPORT_MAX_RECORD_SIZE takes.`,
+        );
+        await transaction(72).expect(404);
+      },
+    );
 
     it('a CSV row it cannot parse, by record and line', async () => {
       const path = await fixture(

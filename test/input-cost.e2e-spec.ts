@@ -1,6 +1,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { loadAppConfig } from '../src/config/app-config';
 import { recordFile } from '../src/data-import/record-files';
 import { TransactionDto } from '../src/transaction/dto/transaction.dto';
 import { UpdateAgentsDto } from '../src/transaction/dto/update-agents.dto';
@@ -44,6 +45,8 @@ const NESTED_N = 30_000;
 const HEADER_LENGTH = 3 * 1024;
 /** A file the import reads: no size limit there, so the sizes are those of a large record. */
 const FILE_VALUE_LENGTH = 64 * 1024;
+/** The configuration the import command runs with unless told otherwise. */
+const DEFAULTS = loadAppConfig({}, { serving: false });
 
 const repeat = (unit: string, length: number) =>
   unit.repeat(Math.max(1, Math.floor(length / unit.length)));
@@ -524,7 +527,12 @@ describeOnSqlite(
             );
             const started = performance.now();
             try {
-              for await (const record of await recordFile(path, TransactionDto, 'transaction_id'))
+              for await (const record of await recordFile(
+                path,
+                TransactionDto,
+                'transaction_id',
+                DEFAULTS.importMaxRecordSize,
+              ))
                 expect(record).toBeDefined();
             } catch (error) {
               expect((error as Error).message).toContain(path);

@@ -442,6 +442,47 @@ describeOnEachDatabase(
       await context.http.delete(`${BASE}/DeleteWebhook/${subscription.id}`).expect(204);
     });
 
+    it('holds the events of a subscription that always fails, resumed before it is disabled, no longer than WEBHOOKS_DISABLE_AFTER_MS past EVENTS_RETENTION_MS', async () => {
+      // Every event past its holders is purged at once, each second; failing 3 s disables.
+      await context.restart({ EVENTS_RETENTION_MS: '0', WEBHOOKS_DISABLE_AFTER_MS: '3000' });
+      const target = await receiver();
+      target.answer = () => 503;
+      const subscription = await subscribe(context, { url: target.url, types: [AGENTS_CHANGED] });
+      const before = new Set(await agentsChangedIds(context));
+      await changeAgents(context, 1, 900);
+      const committedAt = Date.now();
+      const committed = (await agentsChangedIds(context)).filter((id) => !before.has(id));
+      const resume = () =>
+        context.http.post(`${BASE}/ResumeWebhook/${subscription.id}`).expect(200);
+      // Within the bound, the events wait for it.
+      await sleep(1500);
+      await resume();
+      expect(await agentsChangedIds(context)).toEqual(expect.arrayContaining(committed));
+      // Resumed every second, it is never disabled, and fails all along; its events go all the same.
+      let purgedAt = 0;
+      await until(async () => {
+        await resume();
+        if ((await agentsChangedIds(context)).some((id) => committed.includes(id))) {
+          await sleep(1000);
+          return false;
+        }
+        purgedAt = Date.now();
+        return true;
+      }, 'the purge of the events past the bound');
+      expect(purgedAt - committedAt).toBeGreaterThanOrEqual(3000);
+      const read = await context.http.get(`${BASE}/GetWebhook/${subscription.id}`).expect(200);
+      expect(read.body).toMatchObject({ status: 'active' });
+      expect(target.verified(subscription.secret)).toEqual([]);
+      // Answering again, it takes what came after.
+      target.answer = () => 204;
+      await changeAgents(context, 1, 950);
+      await until(
+        () => target.verified(subscription.secret).length === TRANSACTIONS.length,
+        'the events committed after',
+      );
+      await context.http.delete(`${BASE}/DeleteWebhook/${subscription.id}`).expect(204);
+    });
+
     it('disables a subscription failing WEBHOOKS_DISABLE_AFTER_MS, says so, and resumes it from its checkpoint', async () => {
       await context.restart({ WEBHOOKS_DISABLE_AFTER_MS: '1000' });
       const target = await receiver();
@@ -524,6 +565,10 @@ describeOnSqlite(
         'https://[fc00::1]/in',
         'https://[fe80::1]/in',
         'https://[::ffff:10.0.0.1]/in',
+        'https://[::127.0.0.1]/in',
+        'https://[64:ff9b::a00:1]/in',
+        'https://[2002:a00:1::1]/in',
+        'https://[fec0::1]/in',
         'https://0.0.0.0/in',
       ]) {
         const refused = await context.http
@@ -536,6 +581,12 @@ describeOnSqlite(
           state: { 'createWebhookDto.url': [expect.any(String)] },
         });
       }
+      // What an internal name resolves to is not told to whoever registers it.
+      const named = await context.http
+        .post(`${BASE}/CreateWebhook`)
+        .set('X-Api-Key', MANAGER)
+        .send({ url: 'https://localhost/in' });
+      expect(JSON.stringify(named.body)).not.toMatch(/127\.0\.0\.1|::1/);
       const listed = await context.http
         .get(`${BASE}/ListWebhooks`)
         .set('X-Api-Key', MANAGER)

@@ -38,6 +38,8 @@ export interface AppConfig {
   readonly timeZone: string;
   readonly xmlNamespace: string;
   readonly bodyLimitBytes: number;
+  /** Longest record an import reads, in characters of its file: memory is a multiple of it. */
+  readonly importMaxRecordSize: number;
   readonly database: DatabaseConfig;
   readonly logLevel: LogLevel;
   /** Human-readable log lines instead of JSON: for a developer's terminal. */
@@ -714,6 +716,7 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
     timeZone,
     xmlNamespace,
     bodyLimitBytes: reader.size('BODY_LIMIT', '1mb'),
+    importMaxRecordSize: reader.size('IMPORT_MAX_RECORD_SIZE', '1mb'),
     database,
     logLevel: reader.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     prettyLogs: reader.oneOf('LOG_FORMAT', ['json', 'pretty'], 'json') === 'pretty',

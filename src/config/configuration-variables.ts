@@ -80,6 +80,12 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     meaning: 'On SQLite, load the demo data set into an empty database at start. Never on MySQL.',
   },
   {
+    names: ['IMPORT_MAX_RECORD_SIZE'],
+    default: '`1mb`',
+    meaning:
+      "Longest record `npm run data:import` reads, in characters of its file (a byte each in ASCII): a longer one stops the import with the file, the record and a line, before it is parsed. Reading a record takes several times its size in memory, so this bounds the import's memory whatever the file holds. A record of the seed's limits (texts of 4000 characters) is a few tens of kilobytes.",
+  },
+  {
     names: ['MIGRATIONS_RUN'],
     default: '`false`',
     meaning:
@@ -366,13 +372,13 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     names: ['WEBHOOKS_ALLOW_PRIVATE_NETWORKS'],
     default: '`false`',
     meaning:
-      '`true` lets a webhook URL name or resolve to a loopback, private, link-local, unique-local, carrier-grade NAT or cloud metadata address (development and tests). Otherwise such a URL is refused 400 when subscribed, and each delivery checks the addresses its name resolves to again, refusing to connect to any such (counted `refused`).',
+      '`true` lets a webhook URL name or resolve to a non-public address: loopback, private, link-local, unique-local, carrier-grade NAT, cloud metadata, or any other outside the public unicast ranges (development and tests). Otherwise such a URL is refused 400 when subscribed, and each delivery checks the addresses its name resolves to again, refusing to connect to any such (counted `refused`).',
   },
   {
     names: ['WEBHOOKS_TIMEOUT_MS'],
     default: '`10000`',
     meaning:
-      'How long one delivery may take, from connecting to the end of the answer, before it counts as a time-out and is retried (100 to 60000).',
+      "How long one delivery may take, from connecting to the end of the answer, before it counts as a time-out and is retried (100 to 60000); and how long a look-up of a subscription's host name may take, at registration (400 past it) and at each connection.",
   },
   {
     names: ['WEBHOOKS_DISABLE_AFTER_MS'],

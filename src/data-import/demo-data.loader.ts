@@ -36,11 +36,21 @@ export class DemoDataLoader implements OnApplicationBootstrap {
     const summary = await this.importer.run({
       requirements: {
         source: 'demo requirements',
-        records: await recordFile(requirementsFile, RequirementDto, 'requirement_type_id'),
+        records: await recordFile(
+          requirementsFile,
+          RequirementDto,
+          'requirement_type_id',
+          this.config.importMaxRecordSize,
+        ),
       },
       transactions: {
         source: 'demo transactions',
-        records: await recordFile(transactionsFile, TransactionDto, 'transaction_id'),
+        records: await recordFile(
+          transactionsFile,
+          TransactionDto,
+          'transaction_id',
+          this.config.importMaxRecordSize,
+        ),
       },
     });
     this.logger.log(

@@ -1,17 +1,22 @@
 import { Readable } from 'node:stream';
 import {
+  ItemTooLongError,
   type JsonArrayItem,
   jsonArrayItems,
   NotAJsonArrayError,
   positionIn,
 } from './json-array-items';
 
+/** More than any document here holds. */
+const UNBOUNDED = Number.MAX_SAFE_INTEGER;
+
 /** The items of a document handed over in pieces of `size` characters. */
 async function itemsOf(document: string, size = document.length || 1): Promise<string[]> {
   const pieces: string[] = [];
   for (let at = 0; at < document.length; at += size) pieces.push(document.slice(at, at + size));
   const items: string[] = [];
-  for await (const item of jsonArrayItems(Readable.from(pieces))) items.push(item.text.trim());
+  for await (const item of jsonArrayItems(Readable.from(pieces), UNBOUNDED))
+    items.push(item.text.trim());
   return items;
 }
 
@@ -72,7 +77,7 @@ describe('jsonArrayItems', () => {
       const pieces: string[] = [];
       for (let at = 0; at < document.length; at += size) pieces.push(document.slice(at, at + size));
       const items: JsonArrayItem[] = [];
-      for await (const item of jsonArrayItems(Readable.from(pieces)))
+      for await (const item of jsonArrayItems(Readable.from(pieces), UNBOUNDED))
         items.push({ ...item, text: item.text.trim() });
       expect({ size, items }).toEqual({ size, items: expected });
     }
@@ -88,5 +93,27 @@ describe('jsonArrayItems', () => {
   it('reads an empty array as no items', async () => {
     expect(await itemsOf('[ ]')).toEqual([]);
     expect(await itemsOf('[,]')).toEqual([]);
+  });
+
+  it('refuses an item longer than the most taken once that much of it is read, saying where it starts', async () => {
+    const long = `{"a": "${'x'.repeat(100)}"}`;
+    const document = `[\n  {"a": 1},\n  ${long},\n  {"b": 2}\n]`;
+    // Every item of at most its length is taken.
+    const taken: string[] = [];
+    for await (const item of jsonArrayItems(Readable.from([document]), long.length))
+      taken.push(item.text.trim());
+    expect(taken).toEqual(['{"a": 1}', long, '{"b": 2}']);
+    for (const size of [1, 7, 64, document.length]) {
+      const pieces: string[] = [];
+      for (let at = 0; at < document.length; at += size) pieces.push(document.slice(at, at + size));
+      const refused = (async () => {
+        const items: JsonArrayItem[] = [];
+        for await (const item of jsonArrayItems(Readable.from(pieces), long.length - 1))
+          items.push(item);
+        return items;
+      })();
+      await expect(refused).rejects.toThrow(ItemTooLongError);
+      await expect(refused).rejects.toMatchObject({ item: 2, at: { line: 3, column: 3 } });
+    }
   });
 });

@@ -17,6 +17,16 @@ export class NotAJsonArrayError extends Error {
   }
 }
 
+/** An item longer than the most taken: its number (from 1), and where it starts. */
+export class ItemTooLongError extends Error {
+  constructor(
+    readonly item: number,
+    readonly at: FilePosition,
+  ) {
+    super(`item ${item} is too long`);
+  }
+}
+
 /** One item of the array: its text, and where it starts in the file. */
 export interface JsonArrayItem extends FilePosition {
   readonly text: string;
@@ -65,10 +75,12 @@ const isSpace = (code: number) =>
  * request body does (Json.NET's lenient syntax and exact numerals included), in memory bounded by a
  * piece and an item. It follows only what decides where an item ends: strings in either quote with
  * their escapes, comments, and nesting. Empty items (`[1,,2]`) are skipped, as Json.NET skipped them;
- * what follows the array is ignored, as after a request body.
+ * what follows the array is ignored, as after a request body. An item longer than `maxItemLength`
+ * characters is ItemTooLongError, as soon as that much of it is read: memory holds no more of it.
  */
 export async function* jsonArrayItems(
   pieces: AsyncIterable<string>,
+  maxItemLength: number,
 ): AsyncGenerator<JsonArrayItem> {
   let text = '';
   let at = 0;
@@ -103,6 +115,7 @@ export async function* jsonArrayItems(
     return { line, column };
   };
   const pushItem = (start: number, end: number) => {
+    if (end - start > maxItemLength) throw new ItemTooLongError(itemCount + 1, positionAt(start));
     items.push({ text: text.slice(start, end), ...positionAt(start) });
     itemCount++;
   };
@@ -216,6 +229,8 @@ export async function* jsonArrayItems(
     scan(false);
     yield* items.splice(0);
     if (closed) return;
+    if (itemStart >= 0 && text.length - itemStart > maxItemLength)
+      throw new ItemTooLongError(itemCount + 1, positionAt(itemStart));
     // Keep only what is still to be read: the open item, or the unscanned rest.
     const keep = itemStart >= 0 ? itemStart : at;
     positionAt(keep);

@@ -1,5 +1,6 @@
 // Before anything else: on another Node.js, a native module would crash the command without a reason.
 import '../node-version';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { RequirementDto } from '../requirement';
 import { TransactionDto } from '../transaction';
 import { createCommandContext, readDataFiles, runDataCommand } from './command-context';
@@ -33,6 +34,7 @@ async function run(argv: string[]): Promise<number> {
   const options = readDataFiles(argv, USAGE);
   if (!options) return 2;
   const context = await createCommandContext();
+  const { importMaxRecordSize } = context.get<AppConfig>(APP_CONFIG);
   // From the first record read: the rate is the data's, not the start-up's.
   const started = Date.now();
   try {
@@ -46,6 +48,7 @@ async function run(argv: string[]): Promise<number> {
         options.requirements,
         RequirementDto,
         'requirement_type_id',
+        importMaxRecordSize,
         options.acquisitions === undefined ? undefined : { path: options.acquisitions },
       );
       files.push(file);
@@ -56,6 +59,7 @@ async function run(argv: string[]): Promise<number> {
         options.transactions,
         TransactionDto,
         'transaction_id',
+        importMaxRecordSize,
         options.checklist === undefined ? undefined : { path: options.checklist },
       );
       files.push(file);

@@ -12,10 +12,12 @@ import {
   wireModelOf,
   XmlCollectionReader,
 } from '../wire';
+import { restored } from './csv-formulas';
 import { ImportError, recordLabel, validRecord } from './import-records';
 import { records } from './progress';
 import {
   type FilePosition,
+  ItemTooLongError,
   type JsonArrayItem,
   jsonArrayItems,
   NotAJsonArrayError,
@@ -100,6 +102,15 @@ function bindJsonItem(item: string, model: WireModel): BoundRecord[] {
 
 const at = ({ line, column }: FilePosition) => `line ${line}, column ${column}`;
 
+/**
+ * A record longer than IMPORT_MAX_RECORD_SIZE, refused before it is parsed: reading one takes many
+ * times its size in memory. `where` is the line (and column) it starts at, or has reached.
+ */
+const tooLong = (path: string, record: number, where: string, limit: number) =>
+  new ImportError(
+    `${path}, record ${record}, ${where}: The record is longer than ${limit} characters, the most IMPORT_MAX_RECORD_SIZE takes.`,
+  );
+
 // The codec speaks of a request body, and of an offset in the text it read.
 const INVALID_JSON = /^The request body is not valid JSON: (.*) at (\d+)\.$/;
 
@@ -121,11 +132,12 @@ function itemError(path: string, index: number, item: JsonArrayItem, message: st
 async function* jsonRecords(
   path: string,
   model: WireModel,
+  maxRecordSize: number,
   progress: { bytesRead: number },
 ): AsyncGenerator<{ record: BoundRecord; index: number }> {
   let index = 0;
   try {
-    for await (const item of jsonArrayItems(textOf(bytesOf(path, progress)))) {
+    for await (const item of jsonArrayItems(textOf(bytesOf(path, progress)), maxRecordSize)) {
       let bound: BoundRecord[];
       try {
         bound = bindJsonItem(item.text, model);
@@ -136,6 +148,8 @@ async function* jsonRecords(
       yield { record: bound[0], index: index++ };
     }
   } catch (error) {
+    if (error instanceof ItemTooLongError)
+      throw tooLong(path, error.item, at(error.at), maxRecordSize);
     if (error instanceof NotAJsonArrayError)
       throw new ImportError(
         `${path}${error.at ? `, ${at(error.at)}` : ''}: the file must be a JSON array of ${model.name}; ${error.message}.`,
@@ -152,10 +166,15 @@ const NOT_WELL_FORMED = /^The request body is not well-formed XML: (\d+):(\d+): 
 async function* xmlRecords(
   path: string,
   model: WireModel,
+  maxRecordSize: number,
   progress: { bytesRead: number },
 ): AsyncGenerator<{ record: BoundRecord; index: number }> {
   const reader = new XmlCollectionReader(model);
   let index = 0;
+  // The characters read since a piece last ended a record, and the line reached: the open record
+  // is at most that long, and is refused once that passes the limit (within a piece of it).
+  let unended = 0;
+  let line = 1;
   const readable = (error: unknown, ended = false) => {
     if (!(error instanceof MalformedBodyError)) return error;
     const record = reader.failedRecord;
@@ -176,6 +195,9 @@ async function* xmlRecords(
     } catch (error) {
       throw readable(error);
     }
+    for (let feed = piece.indexOf('\n'); feed >= 0; feed = piece.indexOf('\n', feed + 1)) line++;
+    unended = records.length > 0 ? 0 : unended + piece.length;
+    if (unended > maxRecordSize) throw tooLong(path, index + 1, `line ${line}`, maxRecordSize);
     for (const record of records) yield { record, index: index++ };
   }
   try {
@@ -187,13 +209,15 @@ async function* xmlRecords(
 
 /**
  * CSV rows by their header: RFC 4180 quoting, UTF-8 with or without a byte order mark. An empty field
- * is null, as a database export writes NULL; a quoted empty field (`""`) is the empty string.
+ * is null, as a database export writes NULL; a quoted empty field (`""`) is the empty string; a field
+ * the export kept from running as a formula is read without the `'` it put before it.
  */
-function csvRows(path: string, progress: { bytesRead: number }): CsvParser {
+function csvRows(path: string, maxRecordSize: number, progress: { bytesRead: number }): CsvParser {
   const parser = parseCsv({
     columns: true,
     bom: true,
-    cast: (value, context) => (value === '' && !context.quoting ? null : value),
+    max_record_size: maxRecordSize,
+    cast: (value, context) => (value === '' && !context.quoting ? null : restored(value)),
   });
   Readable.from(bytesOf(path, progress))
     .on('error', (error) => parser.destroy(error))
@@ -225,10 +249,12 @@ function readBits(row: Record<string, unknown>, model: WireModel): Record<string
 }
 
 /** csv-parse's message, which names the line, with the record it was reading. */
-function csvError(path: string, error: unknown): Error {
+function csvError(path: string, error: unknown, maxRecordSize: number): Error {
   if (error instanceof ImportError) return error;
   if (error instanceof CsvError) {
     const { records, lines } = error as CsvError & { records: number; lines: number };
+    if (error.code === 'CSV_MAX_RECORD_SIZE')
+      return tooLong(path, records + 1, `line ${lines}`, maxRecordSize);
     return new ImportError(
       `${path}, record ${records + 1}, line ${lines}: ${error.message.replace(/\.?$/, '.')}`,
     );
@@ -246,11 +272,12 @@ async function* csvRecords(
   model: WireModel,
   idName: string,
   list: ListFile | undefined,
+  maxRecordSize: number,
   progress: { bytesRead: number },
 ): AsyncGenerator<{ record: BoundRecord; index: number }> {
   const listMember = model.members.find((member) => member.kind === 'list');
   const itemModel = listMember?.kind === 'list' ? wireModelOf(listMember.item()) : undefined;
-  const items = list && csvRows(list.path, { bytesRead: 0 })[Symbol.asyncIterator]();
+  const items = list && csvRows(list.path, maxRecordSize, { bytesRead: 0 })[Symbol.asyncIterator]();
   let pending: { row: Record<string, unknown>; index: number } | undefined;
   let itemIndex = 0;
   const nextItem = async () => {
@@ -261,7 +288,7 @@ async function* csvRecords(
         ? undefined
         : { row: next.value as Record<string, unknown>, index: itemIndex++ };
     } catch (error) {
-      throw csvError(list.path, error);
+      throw csvError(list.path, error, maxRecordSize);
     }
   };
   // The id's column, as the file's header spells it (any case), found in its first row.
@@ -276,7 +303,7 @@ async function* csvRecords(
   const itemId = idReader();
   pending = await nextItem();
   let index = 0;
-  const rows = csvRows(path, progress);
+  const rows = csvRows(path, maxRecordSize, progress);
   try {
     for await (const row of rows as AsyncIterable<Record<string, unknown>>) {
       if (items && listMember) {
@@ -291,7 +318,7 @@ async function* csvRecords(
       yield { record: JSON_CODEC.bindList([readBits(row, model)], model)[0], index: index++ };
     }
   } catch (error) {
-    throw csvError(path, error);
+    throw csvError(path, error, maxRecordSize);
   }
   if (pending) {
     throw new ImportError(
@@ -300,11 +327,15 @@ async function* csvRecords(
   }
 }
 
-/** Opens an import file by its extension, as a stream of records validated one by one. */
+/**
+ * Opens an import file by its extension, as a stream of records validated one by one; a record
+ * longer than `maxRecordSize` characters (IMPORT_MAX_RECORD_SIZE) is refused before it is parsed.
+ */
 export async function recordFile<T extends object>(
   path: string,
   type: WireClass<T>,
   idName: keyof T & string,
+  maxRecordSize: number,
   list?: ListFile,
 ): Promise<RecordFile<T>> {
   const format = formatOf(path);
@@ -322,11 +353,11 @@ export async function recordFile<T extends object>(
     progress.bytesRead = 0;
     switch (format) {
       case 'json':
-        return jsonRecords(path, model, progress);
+        return jsonRecords(path, model, maxRecordSize, progress);
       case 'xml':
-        return xmlRecords(path, model, progress);
+        return xmlRecords(path, model, maxRecordSize, progress);
       case 'csv':
-        return csvRecords(path, model, idName, list, progress);
+        return csvRecords(path, model, idName, list, maxRecordSize, progress);
     }
   };
   return {

@@ -9,6 +9,7 @@ import {
   type WireModel,
   wireModelOf,
 } from '../wire';
+import { neutralised } from './csv-formulas';
 import { ImportError } from './import-records';
 import { formatOf, type ListFile } from './record-files';
 
@@ -93,10 +94,14 @@ function xmlWriter<T extends object>(
   };
 }
 
-/** A CSV field of a member's value: text as is, dates as in JSON; empty for null, `""` for ''. */
+/**
+ * A CSV field of a member's value: text as is unless a spreadsheet would run it as a formula, dates
+ * as in JSON; empty for null, `""` for ''.
+ */
 function csvValue(value: string | number | boolean | Date | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return formatWireDate(value);
+  if (typeof value === 'string') return neutralised(value);
   return String(value);
 }
 

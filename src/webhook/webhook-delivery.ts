@@ -23,6 +23,7 @@ import { ServiceMetrics } from '../metrics/service-metrics';
 import { WebhookSubscriptionEntity } from './entities';
 import { retryDelay } from './retry-schedule';
 import { type DeliveryOutcome, WebhookSender } from './webhook-sender';
+import { TargetResolver } from './webhook-targets';
 
 /** A subscription's checkpoint among the outbox's consumers. */
 export const webhookCheckpoint = (id: string) => `webhook:${id}`;
@@ -124,14 +125,29 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
   onModuleInit(): void {
     if (!this.config.webhooks.on) return;
     this.outbox.enable();
-    this.outbox.holdPurge(async (manager) =>
-      (
-        await manager.find(WebhookSubscriptionEntity, {
-          select: { id: true },
-          where: { status: 'active' },
-        })
-      ).map(({ id }) => webhookCheckpoint(id)),
-    );
+    this.outbox.holdPurge((manager) => this.purgeHolders(manager));
+  }
+
+  /**
+   * The checkpoints of the active subscriptions whose oldest event not taken is younger than
+   * EVENTS_RETENTION_MS + WEBHOOKS_DISABLE_AFTER_MS: they hold their events back from the purge. An
+   * older one holds nothing, as a paused one: a subscription that always fails, resumed before it is
+   * disabled, would otherwise keep every event in the outbox forever.
+   */
+  private async purgeHolders(manager: EntityManager): Promise<string[]> {
+    const since = Date.now() - this.config.events.retentionMs - this.config.webhooks.disableAfterMs;
+    const active = await manager.find(WebhookSubscriptionEntity, {
+      select: { id: true },
+      where: { status: 'active' },
+    });
+    const holders: string[] = [];
+    for (const { id } of active) {
+      const position = await this.store.checkpoint(manager, webhookCheckpoint(id));
+      if (position === undefined) continue;
+      const [oldest] = await this.store.after(manager, position, 1);
+      if (!oldest || oldest.time.getTime() >= since) holders.push(webhookCheckpoint(id));
+    }
+    return holders;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -141,6 +157,7 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
       { allowHttp, allowPrivateNetworks },
       timeoutMs,
       `property-sales-webhooks/${version}`,
+      new TargetResolver(timeoutMs),
     );
     // The row of the last position given, which a new subscription's checkpoint starts at.
     await this.unitOfWork.write((manager) => this.store.addCheckpoints(manager, []));

@@ -1,7 +1,13 @@
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
 import { CLOUD_EVENT_ENCODING, CLOUD_EVENT_MEDIA_TYPE } from '../events/cloud-event';
-import { checkedLookup, TARGET_REFUSED, type TargetRules, targetUrl } from './webhook-targets';
+import {
+  checkedLookup,
+  TARGET_REFUSED,
+  type TargetResolver,
+  type TargetRules,
+  targetUrl,
+} from './webhook-targets';
 
 /**
  * How one delivery ended: `delivered` (a 2xx), `failed` (another status, a redirect among them, or a
@@ -84,13 +90,14 @@ export class WebhookSender {
     private readonly rules: TargetRules,
     private readonly timeoutMs: number,
     private readonly userAgent: string,
+    resolver: TargetResolver,
   ) {
     this.agent = new Agent({
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       connect: {
         timeout: timeoutMs,
-        ...(!rules.allowPrivateNetworks && { lookup: checkedLookup }),
+        ...(!rules.allowPrivateNetworks && { lookup: checkedLookup(resolver) }),
       },
     });
   }

@@ -11,7 +11,7 @@ import { RequestValidationError } from '../wire';
 import { type CreateWebhookDto } from './dto/create-webhook.dto';
 import { type UpdateWebhookDto } from './dto/update-webhook.dto';
 import { WebhookSubscriptionEntity } from './entities';
-import { checkTarget, TargetRefusal } from './webhook-targets';
+import { checkTarget, TargetRefusal, TargetResolver } from './webhook-targets';
 import { WebhookDelivery, webhookCheckpoint } from './webhook-delivery';
 import { type WebhookActor } from './webhook-actor';
 import { WebhookLimitError, WebhookNotFoundError } from './webhook.errors';
@@ -67,6 +67,8 @@ export class WebhookService {
   private readonly store: OutboxStore;
   private readonly logger = new Logger('Webhook');
   private readonly mysql: boolean;
+  /** Within a delivery's time bound: a slow name server answers 400, not a hung request. */
+  private readonly resolver: TargetResolver;
 
   constructor(
     @InjectDataSource() dataSource: DataSource,
@@ -77,6 +79,7 @@ export class WebhookService {
   ) {
     this.store = new OutboxStore(dataSource);
     this.mysql = dataSource.options.type !== 'better-sqlite3';
+    this.resolver = new TargetResolver(config.webhooks.timeoutMs);
   }
 
   /** Whether the routes are served (WEBHOOKS). */
@@ -270,8 +273,7 @@ export class WebhookService {
 
   private async checkUrl(url: string, body: BodyName): Promise<void> {
     try {
-      // Resolved within a delivery's time bound: a slow resolver answers 400, not a hung request.
-      await checkTarget(url, this.config.webhooks, this.config.webhooks.timeoutMs);
+      await checkTarget(url, this.config.webhooks, this.resolver);
     } catch (error) {
       if (error instanceof TargetRefusal)
         throw new RequestValidationError({ [`${body}.url`]: [error.message] });
