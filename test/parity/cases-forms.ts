@@ -406,6 +406,7 @@ const KEYS: readonly [string, string][] = [
   ['a key without =', 'brokername'],
   ['an empty key and empty pairs', '=x&&brokername=Empty&'],
   ['+ in a key', 'broker+name=Plus&brokername=Plain'],
+  ['%20 in a key', 'broker%20name=Space&brokername=Plain'],
   ['an escaped letter in a key', '%62rokername=Escaped'],
   [
     'an item member with [] after it',
@@ -453,6 +454,15 @@ const VALUES: readonly [string, string][] = [
   ['%zz', 'a%zzb'],
   ['%%41', 'a%%41b'],
   ['%C3%A9 in lower case', 'a%c3%a9b'],
+  ['%E0%9F%80, overlong', 'a%E0%9F%80b'],
+  ['%F0%8F%80%80, overlong', 'a%F0%8F%80%80b'],
+  ['%C1%BF, overlong', 'a%C1%BFb'],
+  ['%F5%80, a lead byte past U+10FFFF', 'a%F5%80b'],
+  ['%ED%BF%BF, a surrogate', 'a%ED%BF%BFb'],
+  ['%E0%A0, cut short', 'a%E0%A0b'],
+  ['%C3%C3%A9, a lead byte before a whole sequence', 'a%C3%C3%A9b'],
+  ['%EF%BF%BF, a noncharacter', 'a%EF%BF%BFb'],
+  ['%F0%90%80%80%F0, a lead byte after a whole sequence', 'a%F0%90%80%80%F0b'],
 ];
 
 /** Bytes sent raw, written as Latin-1 text (one character a byte). */

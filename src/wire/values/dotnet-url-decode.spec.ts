@@ -42,6 +42,15 @@ describe('dotNetUtf8', () => {
     ['fffe61', `${R}${R}a`],
     ['f48fbfbf', '\u{10FFFF}'],
     ['e1', R],
+    ['e09f80', `${R}${R}`],
+    ['f08f8080', `${R}${R}${R}`],
+    ['c1bf', `${R}${R}`],
+    ['f580', `${R}${R}`],
+    ['edbfbf', `${R}${R}`],
+    ['e0a062', `${R}b`],
+    ['c3c3a9', `${R}\u00e9`],
+    ['efbfbf', '\uFFFF'],
+    ['f0908080f0', `\u{10000}${R}`],
   ])('decodes %s as %j', (hex, text) => {
     expect(dotNetUtf8(Buffer.from(hex, 'hex'))).toBe(text);
   });
