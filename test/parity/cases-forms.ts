@@ -160,15 +160,18 @@ const clientCases: Case[] = [
     ),
     1002,
   ),
-  post(
-    'jQuery $.param of requirements, the second item invalid',
-    JQUERY_FORM,
-    encodeWith(jQueryEscape, [
-      ...chainPairs(1002),
-      ['requirements[0][requirement_id]', '101'],
-      ['requirements[1][requirement_id]', 'abc'],
-    ]),
-    JQUERY_HEADERS,
+  ...writeAndReadBack(
+    post(
+      'jQuery $.param of requirements, the second item invalid',
+      JQUERY_FORM,
+      encodeWith(jQueryEscape, [
+        ...chainPairs(1002),
+        ['requirements[0][requirement_id]', '101'],
+        ['requirements[1][requirement_id]', 'abc'],
+      ]),
+      JQUERY_HEADERS,
+    ),
+    1002,
   ),
   ...writeAndReadBack(
     post(
@@ -196,14 +199,17 @@ const clientCases: Case[] = [
     ),
     1006,
   ),
-  post(
-    'jQuery $.param of the record nested under its parameter name',
-    JQUERY_FORM,
-    encodeWith(
-      jQueryEscape,
-      chainPairs(1006).map(([name, value]) => [`transaction[${name}]`, value]),
+  ...writeAndReadBack(
+    post(
+      'jQuery $.param of the record nested under its parameter name',
+      JQUERY_FORM,
+      encodeWith(
+        jQueryEscape,
+        chainPairs(1006).map(([name, value]) => [`transaction[${name}]`, value]),
+      ),
+      JQUERY_HEADERS,
     ),
-    JQUERY_HEADERS,
+    1006,
   ),
   ...writeAndReadBack(
     post(
@@ -216,10 +222,39 @@ const clientCases: Case[] = [
     ),
     1006,
   ),
-  post(
-    'jQuery serialize() of a checklist of 1,500 checkboxes, one unreadable',
-    FORM,
-    encodeWith(jQueryEscape, [...chainPairs(1006), ...checklist(1500, 1200)]),
+  ...writeAndReadBack(
+    post(
+      'jQuery serialize() of a checklist of 1,500 checkboxes, one unreadable',
+      FORM,
+      encodeWith(jQueryEscape, [...chainPairs(1006), ...checklist(1500, 1200)]),
+    ),
+    1006,
+  ),
+  ...writeAndReadBack(
+    post(
+      'jQuery $.param of a Date object (its toString)',
+      JQUERY_FORM,
+      encodeWith(jQueryEscape, [
+        ...chainPairs(1006),
+        ['stamp', 'Tue Jan 02 2024 10:00:00 GMT+0800 (China Standard Time)'],
+      ]),
+      JQUERY_HEADERS,
+    ),
+    1006,
+  ),
+  ...writeAndReadBack(
+    post(
+      'jQuery $.param of dates as JSON.stringify writes them',
+      JQUERY_FORM,
+      encodeWith(jQueryEscape, [
+        ...chainPairs(1006, { brokername: 'ISO Dates' }),
+        ['stamp', '2024-01-02T02:00:00.000Z'],
+        ['requirements[0][stamp]', '2024-01-02T02:00:00.000Z'],
+        ['requirements[0][submitted]', 'false'],
+      ]),
+      JQUERY_HEADERS,
+    ),
+    1006,
   ),
   ...writeAndReadBack(
     post(
@@ -323,6 +358,19 @@ const clientCases: Case[] = [
   ),
   ...writeAndReadBack(
     post(
+      'Guzzle form_params with PHP booleans (true as 1, false as 0)',
+      FORM,
+      encodeWith(phpEscape, [
+        ...chainPairs(1006),
+        ['reservation_paid', '1'],
+        ['requirements_complete', '0'],
+      ]),
+      GUZZLE_HEADERS,
+    ),
+    1006,
+  ),
+  ...writeAndReadBack(
+    post(
       'Python 2 requests data= a dict with a list (repeated keys)',
       FORM,
       encodeWith(pythonEscape, [
@@ -383,11 +431,14 @@ const clientCases: Case[] = [
     ),
     1004,
   ),
-  post(
-    'Java HttpURLConnection, an invalid body',
-    FORM,
-    encodeWith(javaEscape, chainPairs(1004, { financetype: '', loanterm: '500' })),
-    JAVA_HEADERS,
+  ...writeAndReadBack(
+    post(
+      'Java HttpURLConnection, an invalid body',
+      FORM,
+      encodeWith(javaEscape, chainPairs(1004, { financetype: '', loanterm: '500' })),
+      JAVA_HEADERS,
+    ),
+    1004,
   ),
 ];
 
