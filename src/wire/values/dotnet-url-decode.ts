@@ -1,4 +1,4 @@
-const REPLACEMENT = '\uFFFD';
+import { isUtf8 } from 'node:buffer';
 
 /** Continuation bytes a lead byte needs, by .NET's UTF-8 decoder; 0 for a byte that leads nothing. */
 function continuationsOf(lead: number): number {
@@ -28,21 +28,17 @@ function secondOutOfRange(lead: number, second: number): boolean {
  * start of an overlong form, is one U+FFFD, where WHATWG's decoder writes two).
  */
 export function dotNetUtf8(bytes: Uint8Array): string {
-  const ascii = (from: number, to: number) =>
-    Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('latin1');
-  let text = '';
-  let plainFrom = 0;
+  if (isUtf8(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString();
+  // The bytes again, each fault replaced by U+FFFD's three (EF BF BD: at most three times as many
+  // bytes), decoded at once.
+  const repaired = Buffer.allocUnsafe(bytes.length * 3);
+  let length = 0;
   let at = 0;
   while (at < bytes.length) {
     const lead = bytes[at];
-    if (lead < 0x80) {
-      at++;
-      continue;
-    }
-    text += ascii(plainFrom, at);
     const needed = continuationsOf(lead);
     let end = at + 1;
-    let valid = needed > 0;
+    let valid = lead < 0x80 || needed > 0;
     for (let taken = 0; valid && taken < needed; taken++) {
       const next = bytes[end];
       if (!isContinuation(next)) valid = false;
@@ -52,13 +48,16 @@ export function dotNetUtf8(bytes: Uint8Array): string {
         valid = false;
       } else end++;
     }
-    text += valid
-      ? Buffer.from(bytes.buffer, bytes.byteOffset + at, end - at).toString('utf8')
-      : REPLACEMENT;
+    if (valid) {
+      while (at < end) repaired[length++] = bytes[at++];
+      continue;
+    }
+    repaired[length++] = 0xef;
+    repaired[length++] = 0xbf;
+    repaired[length++] = 0xbd;
     at = end;
-    plainFrom = end;
   }
-  return text + ascii(plainFrom, at);
+  return repaired.toString('utf8', 0, length);
 }
 
 function hexValue(code: number): number {
@@ -69,41 +68,34 @@ function hexValue(code: number): number {
 
 /**
  * A form key or value decoded as Web API's UriQueryUtility.UrlDecode did: `+` is a space; `%` and two
- * hex digits is a byte; the bytes and the ASCII characters between them are decoded as UTF-8 together
- * (by `dotNetUtf8`), and other characters are kept as they are. Anything else after `%` (`%zz`, `%u00e9`,
- * a `%` among the last two characters) is kept as written.
+ * hex digits is a byte; the bytes are decoded as UTF-8 by `dotNetUtf8`, together with the text
+ * between them. Anything else after `%` (`%zz`, `%u00e9`, a `%` among the last two characters) is
+ * kept as written.
  */
 export function dotNetUrlDecode(text: string): string {
   if (!text.includes('%') && !text.includes('+')) return text;
-  let decoded = '';
-  const bytes: number[] = [];
-  const flush = () => {
-    if (bytes.length === 0) return;
-    decoded += dotNetUtf8(Uint8Array.from(bytes));
-    bytes.length = 0;
-  };
+  // .NET decoded the characters outside ASCII apart, each ending the bytes before it. Written as their
+  // UTF-8 instead, they decode alike: they start with a lead byte, which ends any sequence left open
+  // before them as that did, and they are whole.
+  const bytes = Buffer.allocUnsafe(Buffer.byteLength(text));
+  let length = 0;
+  let from = 0;
   for (let at = 0; at < text.length; at++) {
     const code = text.charCodeAt(at);
+    if (code !== 0x2b && code !== 0x25) continue;
+    const high = code === 0x25 && at < text.length - 2 ? hexValue(text.charCodeAt(at + 1)) : -1;
+    const low = high < 0 ? -1 : hexValue(text.charCodeAt(at + 2));
+    if (code === 0x25 && low < 0) continue;
+    if (at > from) length += bytes.write(text.slice(from, at), length);
     if (code === 0x2b) {
-      bytes.push(0x20);
-      continue;
+      bytes[length++] = 0x20;
+      from = at + 1;
+    } else {
+      bytes[length++] = (high << 4) | low;
+      from = at + 3;
+      at += 2;
     }
-    if (code === 0x25 && at < text.length - 2) {
-      const high = hexValue(text.charCodeAt(at + 1));
-      const low = hexValue(text.charCodeAt(at + 2));
-      if (high >= 0 && low >= 0) {
-        bytes.push((high << 4) | low);
-        at += 2;
-        continue;
-      }
-    }
-    if (code < 0x80) {
-      bytes.push(code);
-      continue;
-    }
-    flush();
-    decoded += text[at];
   }
-  flush();
-  return decoded;
+  length += bytes.write(text.slice(from), length);
+  return dotNetUtf8(bytes.subarray(0, length));
 }
