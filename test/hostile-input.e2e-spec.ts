@@ -64,7 +64,8 @@ const HOSTILE: Array<[string, string, string, number]> = [
     '<Requirement><financetype>Cash</financetype></Requirement>',
     400,
   ],
-  // Any number of pairs binds, as in the legacy, in time linear in the body: these lack the members required.
+  // Any number of pairs binds, as in the legacy, in time linear in the body; these lack the
+  // members required.
   [
     '5,000 unknown form keys',
     'application/x-www-form-urlencoded',

@@ -183,7 +183,7 @@ function byteOrderMark(bytes: Buffer): string | undefined {
   return undefined;
 }
 
-/** Strict decoders of the encodings a strict reader knows, reused: a decode without `stream` starts afresh. */
+/** The encodings a strict reader knows, decoders reused (a decode without `stream` starts afresh). */
 const STRICT_DECODERS = new Map(
   ['utf-8', 'utf-16le', 'utf-16be'].map((label) => [
     label,
