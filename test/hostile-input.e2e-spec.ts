@@ -66,10 +66,18 @@ const HOSTILE: Array<[string, string, string, number]> = [
     '<Requirement><financetype>Cash</financetype></Requirement>',
     400,
   ],
+  // Any number of pairs binds, as in the legacy, in time linear in the body; these lack the
+  // members required.
   [
-    'too many form parameters',
+    '5,000 unknown form keys',
     'application/x-www-form-urlencoded',
     Array.from({ length: 5000 }, (_, n) => `k${n}=1`).join('&'),
+    400,
+  ],
+  [
+    'a form key with a [ left open',
+    'application/x-www-form-urlencoded',
+    `transaction_id=1&financetype=Cash&requirements${'['.repeat(20_000)}=1`,
     400,
   ],
   [

@@ -68,6 +68,7 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
       'an empty Transaction as Application/JSON',
       'form members prefixed with the parameter name',
       'JSON wrapped in the parameter name',
+      'jQuery $.param of the record nested under its parameter name',
       'XML an empty root',
     ],
     behaviour: 'UpdateAgents without `transaction_id`, with other violations',
@@ -82,7 +83,7 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
     },
   },
   {
-    cases: ['JSON transaction_id absent'],
+    cases: ['JSON transaction_id absent', 'form a byte order mark'],
     behaviour: 'UpdateAgents without `transaction_id`, otherwise valid',
     legacy: '204, changing nothing',
     ours: '400 on `transaction.transaction_id`',
@@ -115,6 +116,7 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
     cases: [
       'JSON only two agent members: read back',
       'LegacyClient PostAsync, FormUrlEncodedContent of four pairs: read back',
+      'PHP curl with http_build_query of a list value (name[0]=…): read back',
     ],
     behaviour: 'Agent members absent from an UpdateAgents body',
     legacy: 'written as null',

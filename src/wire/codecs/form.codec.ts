@@ -3,60 +3,75 @@ import { type PlainRecord, type WireReader } from './wire-codec';
 import { FORM_DIALECT } from './wire-dialects';
 import { isDotNetBlank } from '../values/white-space';
 import { MalformedBodyError } from '../model/wire-errors';
+import { dotNetUrlDecode } from '../values/dotnet-url-decode';
+import { jQueryToModelKey } from './jquery-keys';
 
 export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 
-/** Most parameters a form may carry: a Transaction with a long checklist stays far below it. */
-export const MAX_FORM_PARAMETERS = 1000;
-
-// `name`, `list[0][member]` or `list[0].member`; anything deeper binds to nothing.
-// An index as the binder wrote it (`0`, `12`; `00` names nothing).
-const FORM_KEY = /^([^.[\]]+)(?:\[(0|[1-9]\d{0,5})\](?:\[([^.[\]]+)\]|\.([^.[\]]+)))?$/;
+/** Most `[` and `.` a key read for a plain DTO may hold, whose records are built by recursion. */
 const MAX_KEY_SEGMENTS = 8;
 
-interface FormFields {
-  /** First value of each plain key, by lower-case name. */
-  readonly scalars: Map<string, string>;
-  /** First value of each indexed key: list name → index → member name, all lower case. */
-  readonly lists: Map<string, Map<number, Map<string, string>>>;
-}
-
-function countParameters(text: string): number {
-  let count = text.length > 0 ? 1 : 0;
-  for (let at = text.indexOf('&'); at >= 0; at = text.indexOf('&', at + 1)) count++;
-  return count;
-}
-
-/** The form's key and value pairs, refused when there are too many or a key nests too deeply. */
-function formPairs(text: string): URLSearchParams {
-  if (countParameters(text) > MAX_FORM_PARAMETERS) {
-    throw new MalformedBodyError(`The form has more than ${MAX_FORM_PARAMETERS} parameters.`);
-  }
-  const pairs = new URLSearchParams(text);
-  for (const key of pairs.keys()) {
-    if ((key.match(/[[.]/g)?.length ?? 0) > MAX_KEY_SEGMENTS)
-      throw new MalformedBodyError(`The form key '${key.slice(0, 100)}' is nested too deeply.`);
+/**
+ * The form's key and value pairs, split and decoded as Web API's FormUrlEncodedParser did: pairs at
+ * `&`, the key at the first `=` (a key without one has the value ''), each decoded by
+ * `dotNetUrlDecode`. Empty pairs bind nothing and are left out. As many pairs as the body holds: the
+ * body's byte limit bounds them, and each costs time in proportion to its length.
+ */
+function formPairs(text: string): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    pairs.push(
+      equals < 0
+        ? [dotNetUrlDecode(pair), '']
+        : [dotNetUrlDecode(pair.slice(0, equals)), dotNetUrlDecode(pair.slice(equals + 1))],
+    );
   }
   return pairs;
 }
 
-function readFields(text: string): FormFields {
-  const fields: FormFields = { scalars: new Map(), lists: new Map() };
-  for (const [key, value] of formPairs(text)) {
-    const match = FORM_KEY.exec(key.toLowerCase());
-    if (!match) continue;
-    const [, name, index, bracketMember, dottedMember] = match;
-    if (index === undefined) {
-      if (!fields.scalars.has(name)) fields.scalars.set(name, value);
-      continue;
-    }
-    const list = fields.lists.get(name) ?? new Map<number, Map<string, string>>();
-    fields.lists.set(name, list);
-    const item = list.get(Number(index)) ?? new Map<string, string>();
-    list.set(Number(index), item);
-    const member = bracketMember ?? dottedMember;
-    if (!item.has(member)) item.set(member, value);
+interface FormFields {
+  /** First value of each plain key, by lower-case name. */
+  readonly scalars: Map<string, string>;
+  /**
+   * Indexed keys: list name → index as written → the item's members (first value of each, by
+   * lower-case name). An item is present once any key addresses it (`list[0]`, `list[0].x`).
+   */
+  readonly lists: Map<string, Map<string, Map<string, string>>>;
+}
+
+const setFirst = (map: Map<string, string>, key: string, value: string) => {
+  if (!map.has(key)) map.set(key, value);
+};
+
+/** Notes a key already in Web API's model-binding syntax (`name`, `list[0].member`). */
+function addField(fields: FormFields, key: string, value: string): void {
+  const open = key.indexOf('[');
+  if (open < 0) {
+    if (!key.includes('.')) setFirst(fields.scalars, key, value);
+    return;
   }
+  const name = key.slice(0, open);
+  const close = key.indexOf(']', open);
+  if (name.includes('.') || close < 0) return;
+  const rest = key.slice(close + 1);
+  // Web API's prefix rule: `list[0]` addresses the item, as do `list[0].x` and `list[0][…]`.
+  if (rest !== '' && rest[0] !== '.' && rest[0] !== '[') return;
+  const list = fields.lists.get(name) ?? new Map<string, Map<string, string>>();
+  fields.lists.set(name, list);
+  const index = key.slice(open + 1, close);
+  const item = list.get(index) ?? new Map<string, string>();
+  list.set(index, item);
+  const member = rest.slice(1);
+  if (rest[0] === '.' && !member.includes('.') && !member.includes('['))
+    setFirst(item, member, value);
+}
+
+function readFields(text: string, jQueryKeys: boolean): FormFields {
+  const fields: FormFields = { scalars: new Map(), lists: new Map() };
+  for (const [key, value] of formPairs(text))
+    addField(fields, (jQueryKeys ? jQueryToModelKey(key) : key).toLowerCase(), value);
   return fields;
 }
 
@@ -144,16 +159,23 @@ function settle(value: FormValue): unknown {
 }
 
 /**
- * `application/x-www-form-urlencoded` bodies, bound as jQuery-style Web API binding did: keys match
- * member names case-insensitively, the first of repeated keys wins, lists bind from
+ * `application/x-www-form-urlencoded` bodies, bound as Web API's jQuery form binding did: keys
+ * rewritten by `jQueryToModelKey` (`financetype[]` is `financetype`), then matched to member names
+ * case-insensitively, the first of repeated keys wins, lists bind from
  * `requirements[0][requirement_id]` or `requirements[0].requirement_id` with indices from 0 up to the
  * first gap.
  */
 export class FormReader implements WireReader {
   readonly requestTypes = [FORM_MEDIA_TYPE];
 
+  /**
+   * @param jQueryKeys whether keys are read in jQuery's syntax first, as Web API read form bodies
+   *   (query strings were bound by their keys as sent).
+   */
+  constructor(private readonly jQueryKeys = true) {}
+
   decode(text: string, model: WireModel): BoundRecord {
-    const fields = readFields(text);
+    const fields = readFields(text, this.jQueryKeys);
     const bound = bindScalars(model, fields.scalars);
     for (const member of model.readMembers) {
       if (member.kind !== 'list') continue;
@@ -161,8 +183,9 @@ export class FormReader implements WireReader {
       if (!entries) continue;
       const itemModel = wireModelOf(member.item());
       const items: BoundRecord[] = [];
-      for (let index = 0; entries.has(index); index++)
-        items.push(bindScalars(itemModel, entries.get(index)!));
+      // Indices as Web API's collection binder wrote them, from 0 to the first missing one.
+      for (let index = 0; entries.has(String(index)); index++)
+        items.push(bindScalars(itemModel, entries.get(String(index))!));
       bound[member.name] = items;
     }
     return bound;
@@ -176,6 +199,8 @@ export class FormReader implements WireReader {
   decodePlain(text: string): PlainRecord {
     const root: FormRecord = {};
     for (const [key, value] of formPairs(text)) {
+      if ((key.match(/[[.]/g)?.length ?? 0) > MAX_KEY_SEGMENTS)
+        throw new MalformedBodyError(`The form key '${key.slice(0, 100)}' is nested too deeply.`);
       const match = PLAIN_KEY.exec(key);
       const path = match
         ? [

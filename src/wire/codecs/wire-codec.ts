@@ -27,7 +27,8 @@ export interface WireReader {
   readonly requestTypes: readonly string[];
   /**
    * Bodies are read as the legacy formatter's supported encodings only, UTF-8 and UTF-16, and bytes
-   * that are not text in them refuse the body; otherwise any charset is decoded, leniently.
+   * that are not text in them refuse the body; otherwise as the legacy form parser read them: UTF-8
+   * whatever the charset, replacing what does not decode.
    */
   readonly strictEncodings?: boolean;
   /**

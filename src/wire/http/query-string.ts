@@ -3,7 +3,8 @@ import { FormReader } from '../codecs/form.codec';
 import { type WireClass, wireModelOf } from '../model/wire-model';
 import { toValidatedDto } from '../model/wire-validation';
 
-const reader = new FormReader();
+// Web API bound query strings by their keys as sent, without the jQuery rewriting of form bodies.
+const reader = new FormReader(false);
 
 /** The query string as sent, after the path (`request.url` keeps it whatever routing rewrote). */
 export const queryStringOf = (request: Request): string => {

@@ -9,6 +9,7 @@ import {
   UnsupportedMediaTypeError,
 } from '../model/wire-errors';
 import { type WireFormats } from './wire-negotiation';
+import { dotNetUtf8 } from '../values/dotnet-url-decode';
 
 /** A body's text and the encoding its bytes were read in. */
 export interface BodyText {
@@ -182,36 +183,26 @@ function byteOrderMark(bytes: Buffer): string | undefined {
   return undefined;
 }
 
-/** Decoders by label, reused: a decode without `stream` starts afresh. */
-const decoders = new Map<string, TextDecoder>();
-
-/** The decoder of an encoding label, strict or replacing; undefined when the label names none. */
-function decoderFor(label: string, fatal: boolean): TextDecoder | undefined {
-  const key = `${fatal ? 'strict' : 'lenient'} ${label}`;
-  let decoder = decoders.get(key);
-  if (!decoder) {
-    try {
-      decoder = new TextDecoder(label, { fatal });
-    } catch {
-      return undefined;
-    }
-    // Only labels TextDecoder knows are kept: whatever clients send, the map stays small.
-    decoders.set(key, decoder);
-  }
-  return decoder;
-}
+/** The encodings a strict reader knows, decoders reused (a decode without `stream` starts afresh). */
+const STRICT_DECODERS = new Map(
+  ['utf-8', 'utf-16le', 'utf-16be'].map((label) => [
+    label,
+    new TextDecoder(label, { fatal: true }),
+  ]),
+);
 
 /**
- * A body's text as Web API decoded it, by its byte order mark first (which is not part of the text).
- * A strict reader, as the JSON and XML formatters were, knows UTF-8 and UTF-16 only: another charset
- * is read as UTF-8, and bytes that are not text in the encoding refuse the body. Otherwise the body is
- * decoded by its charset, else as UTF-8, replacing what does not decode.
+ * A body's text as Web API decoded it. A strict reader, as the JSON and XML formatters were, reads the
+ * body by its byte order mark (which is not part of the text), else as UTF-16 for `charset=utf-16`,
+ * else as UTF-8, and bytes that are not text in the encoding refuse the body. Web API's form parser
+ * read every body as UTF-8, whatever its charset or byte order mark said, replacing what does not
+ * decode as .NET did.
  */
 function decodeBody(bytes: Buffer, charset: string | undefined, strict = false): BodyText {
-  const named = charset?.toLowerCase();
-  let encoding = byteOrderMark(bytes);
-  if (strict) encoding ??= named === 'utf-16' ? 'utf-16le' : 'utf-8';
-  const decoder = decoderFor(encoding ?? named ?? 'utf-8', strict) ?? decoderFor('utf-8', false)!;
+  if (!strict) return { text: dotNetUtf8(bytes), encoding: 'utf-8' };
+  const encoding =
+    byteOrderMark(bytes) ?? (charset?.toLowerCase() === 'utf-16' ? 'utf-16le' : 'utf-8');
+  const decoder = STRICT_DECODERS.get(encoding)!;
   try {
     return { text: decoder.decode(bytes), encoding: decoder.encoding };
   } catch {
