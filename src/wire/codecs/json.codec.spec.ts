@@ -106,6 +106,15 @@ describe('JsonCodec', () => {
     });
 
     it.each([
+      ['""', null],
+      ['[""]', [null]],
+      ['["",{"requirement_id":5},null]', [null, { requirement_id: 5 }, null]],
+    ])('reads an empty string as null for the list and for an item: %s', (list, expected) => {
+      const bound = codec.decode(`{"requirements":${list}}`, transactionModel);
+      expect(bound.requirements).toEqual(expected);
+    });
+
+    it.each([
       ['an array', '[{"financetype":"Cash"}]'],
       ['a string', '"Cash"'],
       ['a number', '42'],

@@ -69,15 +69,21 @@ function bind(
     } else if (Array.isArray(value)) {
       const itemModel = wireModelOf(member.item());
       bound[member.name] = bindList(member.name, value as unknown[], (item) =>
-        isBoundRecord(item) ? bind(itemModel, item, bindListNow, answer) : item,
+        isBoundRecord(item) ? bind(itemModel, item, bindListNow, answer) : emptyAsNull(item),
       );
-    } else if (value === null) bound[member.name] = null;
+    } else if (emptyAsNull(value) === null) bound[member.name] = null;
     // A numeral is quoted as written, like any other value a list cannot hold.
     else
       bound[member.name] = new UnreadableValue(value instanceof JsonNumeral ? value.text : value);
   }
   return bound;
 }
+
+/**
+ * Json.NET read an empty string as null for any nullable type but text, a list or a record included
+ * (`"requirements": ""`, `[""]`).
+ */
+const emptyAsNull = (value: unknown) => (value === '' ? null : value);
 
 function oneObject(parsed: unknown, name: string): Record<string, unknown> {
   if (!isBoundRecord(parsed))
@@ -109,6 +115,9 @@ function toJsonValue(model: WireModel, record: object): Record<string, unknown> 
 export class JsonCodec implements WireReader, WireWriter {
   readonly requestTypes = JSON_MEDIA_TYPES;
   readonly strictEncodings = true;
+  // Web API's JSON formatter read through a StreamReader, which follows a byte order mark to .NET's
+  // default encoding of that name: a replacing one, where the formatter's own encodings refused.
+  readonly replacesAfterByteOrderMark = true;
   readonly responseTypes = JSON_MEDIA_TYPES;
   readonly errorOnlyTypes = [PROBLEM_JSON];
 

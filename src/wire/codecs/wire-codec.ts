@@ -31,6 +31,11 @@ export interface WireReader {
    */
   readonly strictEncodings?: boolean;
   /**
+   * A body that starts with a byte order mark is read as .NET's StreamReader read it: by that
+   * encoding's replacing decoder, each sequence of bytes that is not text becoming U+FFFD.
+   */
+  readonly replacesAfterByteOrderMark?: boolean;
+  /**
    * Parses and binds a body decoded from `encoding` (a WHATWG encoding name, `utf-8` when read from
    * elsewhere); throws MalformedBodyError when it cannot.
    */

@@ -9,6 +9,7 @@ import {
   UnsupportedMediaTypeError,
 } from '../model/wire-errors';
 import { type WireFormats } from './wire-negotiation';
+import { decodeUtf8AsDotNet } from '../values/dotnet-utf8';
 
 /** A body's text and the encoding its bytes were read in. */
 export interface BodyText {
@@ -30,7 +31,7 @@ export class RawWireBody {
 
   /** The body as text, decoded as Web API did; throws MalformedBodyError when the bytes are not. */
   decode(): BodyText {
-    return decodeBody(this.bytes, this.charset, this.reader.strictEncodings);
+    return decodeBody(this.bytes, this.charset, this.reader);
   }
 }
 
@@ -204,12 +205,21 @@ function decoderFor(label: string, fatal: boolean): TextDecoder | undefined {
 /**
  * A body's text as Web API decoded it, by its byte order mark first (which is not part of the text).
  * A strict reader, as the JSON and XML formatters were, knows UTF-8 and UTF-16 only: another charset
- * is read as UTF-8, and bytes that are not text in the encoding refuse the body. Otherwise the body is
- * decoded by its charset, else as UTF-8, replacing what does not decode.
+ * is read as UTF-8, and bytes that are not text in the encoding refuse the body, unless the reader
+ * replaces them after a byte order mark. Otherwise the body is decoded by its charset, else as UTF-8,
+ * replacing what does not decode.
  */
-function decodeBody(bytes: Buffer, charset: string | undefined, strict = false): BodyText {
+function decodeBody(
+  bytes: Buffer,
+  charset: string | undefined,
+  { strictEncodings: strict = false, replacesAfterByteOrderMark = false }: WireReader,
+): BodyText {
   const named = charset?.toLowerCase();
   let encoding = byteOrderMark(bytes);
+  if (encoding && replacesAfterByteOrderMark) {
+    if (encoding !== 'utf-8') return { text: decoderFor(encoding, false)!.decode(bytes), encoding };
+    return { text: decodeUtf8AsDotNet(bytes.subarray(3)), encoding };
+  }
   if (strict) encoding ??= named === 'utf-16' ? 'utf-16le' : 'utf-8';
   const decoder = decoderFor(encoding ?? named ?? 'utf-8', strict) ?? decoderFor('utf-8', false)!;
   try {
