@@ -105,9 +105,9 @@ function membersOf(record: JsonRecord): Members {
   );
 }
 
-type Case = Omit<ParityCase, 'group'>;
+export type Case = Omit<ParityCase, 'group'>;
 
-const post = (
+export const post = (
   name: string,
   contentType: string | undefined,
   body: string,
@@ -124,7 +124,7 @@ const post = (
 });
 
 /** A body sent in another encoding than UTF-8. */
-const encoded = (
+export const encoded = (
   name: string,
   contentType: string,
   body: string,
@@ -144,7 +144,7 @@ const readBack = (name: string, id: number): Case => ({
   record: 'changed',
 });
 
-const inGroup = (group: string, cases: readonly Case[]): ParityCase[] =>
+export const inGroup = (group: string, cases: readonly Case[]): ParityCase[] =>
   cases.map((parityCase) => ({ ...parityCase, group }));
 
 const BASE: Members = { transaction_id: '1004', financetype: 'Cash' };
@@ -580,7 +580,7 @@ const RULE_CASES: readonly [string, Members][] = [
 // Effects: what UpdateAgents wrote, read back
 // ------------------------------------------------------------------------------------------------
 
-const CHAIN: Members = {
+export const CHAIN: Members = {
   brokerid: '501',
   brokername: 'Parity Broker',
   directorid: '502',
@@ -602,7 +602,10 @@ const chainJson = (id: number, brokername: string) =>
   JSON.stringify({ ...BASE, transaction_id: id, ...CHAIN, brokername });
 
 /** Writes a body, then reads the record back: the effect, compared member by member. */
-const writeAndReadBack = (write: Case, id: number): Case[] => [write, readBack(write.name, id)];
+export const writeAndReadBack = (write: Case, id: number): Case[] => [
+  write,
+  readBack(write.name, id),
+];
 
 /** A record as the legacy served it (an earlier GetTransaction case), posted back whole. */
 const postBack = (name: string, contentType: string, from: string, id: number): Case[] => [
@@ -672,6 +675,9 @@ const MORE_ACCEPTS = [
   'application/json;q=0.001',
   'application/xml; q=0.8; charset=utf-8, text/json; q=0.7',
 ];
+
+// Imported here, after the builders: the case files build their cases from them as they load.
+import { JSON_CLIENT_CASES } from './cases-json';
 
 export const PARITY_CASES: readonly ParityCase[] = [
   // Read before anything changed them: the stored records as the legacy serves them, posted back below.
@@ -1585,4 +1591,5 @@ export const PARITY_CASES: readonly ParityCase[] = [
     ),
     post('form a locked transaction', FORM, formOf({ ...BASE, transaction_id: '1005' })),
   ]),
+  ...JSON_CLIENT_CASES,
 ];

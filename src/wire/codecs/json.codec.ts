@@ -68,15 +68,35 @@ function bind(
       bound[member.name] = read instanceof UnreadableValue ? read.sentAs(name) : read;
     } else if (Array.isArray(value)) {
       const itemModel = wireModelOf(member.item());
-      bound[member.name] = bindList(member.name, value as unknown[], (item) =>
-        isBoundRecord(item) ? bind(itemModel, item, bindListNow, answer) : emptyAsNull(item),
-      );
+      bound[member.name] = bindList(member.name, value as unknown[], (item) => {
+        if (isBoundRecord(item)) return bind(itemModel, item, bindListNow, answer);
+        if (emptyAsNull(item) === null) return null;
+        return new UnreadableValue(item instanceof JsonNumeral ? item.text : item);
+      });
     } else if (emptyAsNull(value) === null) bound[member.name] = null;
     // A numeral is quoted as written, like any other value a list cannot hold.
     else
-      bound[member.name] = new UnreadableValue(value instanceof JsonNumeral ? value.text : value);
+      bound[member.name] = new UnreadableValue(
+        value instanceof JsonNumeral ? value.text : value,
+        false,
+        listFaultPath(name, value),
+      );
   }
   return bound;
+}
+
+// The characters for which Json.NET's path quotes a member name: `['a.b']`.
+const PATH_SPECIAL = /[. [\]()]/;
+
+/**
+ * Where Json.NET reported a value given for a list that is not one: at the member as sent, or, for an
+ * object, at its first member, which it had read when it gave up (`requirements.0`,
+ * `requirements.['a.b']`). A parsed object lists integer-like names first, which Json.NET did not.
+ */
+function listFaultPath(name: string, value: unknown): string {
+  const first = isBoundRecord(value) ? Object.keys(value)[0] : undefined;
+  if (first === undefined) return name;
+  return `${name}.${PATH_SPECIAL.test(first) ? `['${first}']` : first}`;
 }
 
 /**
@@ -116,7 +136,8 @@ export class JsonCodec implements WireReader, WireWriter {
   readonly requestTypes = JSON_MEDIA_TYPES;
   readonly strictEncodings = true;
   // Web API's JSON formatter read through a StreamReader, which follows a byte order mark to .NET's
-  // default encoding of that name: a replacing one, where the formatter's own encodings refused.
+  // default encoding of that name (a replacing one, where the formatter's own encodings refused),
+  // unless the mark was the preamble of the formatter's encoding for the charset.
   readonly replacesAfterByteOrderMark = true;
   readonly responseTypes = JSON_MEDIA_TYPES;
   readonly errorOnlyTypes = [PROBLEM_JSON];

@@ -33,7 +33,13 @@ describe('RawWireBody.decode', () => {
       undefined,
       'a\ufffd',
     ],
-    ['UTF-16BE after its byte order mark', hex('feff', '0061', 'd800'), undefined, 'a\ufffd'],
+    ['UTF-16BE after its byte order mark', hex('feff', '0061', 'd800'), 'utf-16', 'a\ufffd'],
+    [
+      'UTF-16 after its byte order mark, charset utf-16le',
+      hex('fffe', '00d8'),
+      'utf-16le',
+      '\ufffd',
+    ],
   ])('replaces what is not text in %s', (_, bytes, charset, expected) => {
     expect(decode(json, bytes, charset)).toBe(expected);
   });
@@ -41,6 +47,8 @@ describe('RawWireBody.decode', () => {
   it.each<[string, Buffer, string | undefined]>([
     ['UTF-8 without a byte order mark', hex(text('"a'), 'ff', text('"')), undefined],
     ['UTF-16 without a byte order mark', hex(text('a', 'utf16le'), '00d8'), 'utf-16'],
+    // The mark is the preamble of the formatter's own UTF-16, which the StreamReader then kept.
+    ['UTF-16 after its byte order mark, charset utf-16', hex('fffe', '00d8'), 'utf-16'],
   ])('refuses bytes that are not text in %s', (_, bytes, charset) => {
     expect(() => decode(json, bytes, charset)).toThrow(MalformedBodyError);
   });

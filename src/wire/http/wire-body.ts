@@ -216,7 +216,10 @@ function decodeBody(
 ): BodyText {
   const named = charset?.toLowerCase();
   let encoding = byteOrderMark(bytes);
-  if (encoding && replacesAfterByteOrderMark) {
+  // The StreamReader kept the formatter's own encoding when the mark was that encoding's preamble,
+  // which only its UTF-16 (little-endian, with a preamble) has.
+  const ownPreamble = named === 'utf-16' && encoding === 'utf-16le';
+  if (encoding && replacesAfterByteOrderMark && !ownPreamble) {
     if (encoding !== 'utf-8') return { text: decoderFor(encoding, false)!.decode(bytes), encoding };
     return { text: decodeUtf8AsDotNet(bytes.subarray(3)), encoding };
   }
