@@ -239,10 +239,24 @@ export const JSON_CLIENT_CASES: readonly ParityCase[] = [
       salesagentname: '00',
       salesagentname_recruit: '0xFFFFFFFFFFFFFFFF',
     }),
-    // Last in the body: Json.NET's reader, once it failed, also failed on the member after.
-    ...write(WEB_CLIENT, 'a zero-padded 08, not octal', 1006, { salesagentname_recruit: '08' }),
+    // Json.NET's reader, once it failed, also failed on the member after and lost it, or, after
+    // the last member, on the whole record.
+    ...write(WEB_CLIENT, 'a zero-padded 08, not octal', 1006, { directorname: '08' }),
+    ...write(WEB_CLIENT, 'a zero-padded 08 last', 1006, { salesagentname_recruit: '08' }),
     ...write(WEB_CLIENT, 'a hexadecimal code past 64 bits', 1006, {
-      salesagentname_recruit: '0x10000000000000000',
+      managername: '0x10000000000000000',
+    }),
+    ...write(WEB_CLIENT, 'a zero-padded 08, then a member the service does not know', 1006, {
+      directorname: '08,"branch":"North"',
+    }),
+    ...write(WEB_CLIENT, 'a zero-padded 08 in a checklist item', 1006, {
+      requirements: '[{"requirement_id":08,"submitted":true}]',
+    }),
+    ...write(WEB_CLIENT, 'a zero-padded 08 last in the checklist', 1006, {
+      requirements: '[{"requirement_id":08}]',
+    }),
+    ...write(WEB_CLIENT, 'a zero-padded 08 in the last item, another after it', 1006, {
+      requirements: '[{"requirement_id":08},{"requirement_id":401}]',
     }),
     ...write(HTTP_CLIENT, 'Json.NET 4.5 writing NaN and the infinities bare', 1002, {
       brokername: 'NaN',

@@ -59,13 +59,22 @@ function bind(
 ): BoundRecord {
   const bound: BoundRecord = {};
   const members = boundMembers(model, answer);
-  for (const name in source) {
+  const names = Object.keys(source);
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index];
     const value = source[name];
     const member = memberNamed(members, name);
     if (!member) continue;
     if (member.kind !== 'list') {
       const read = JSON_DIALECT[member.kind](value);
-      bound[member.name] = read instanceof UnreadableValue ? read.sentAs(name) : read;
+      if (!(read instanceof UnreadableValue)) bound[member.name] = read;
+      else if (!read.failsRecord || index === names.length - 1)
+        bound[member.name] = read.sentAs(name);
+      else {
+        // Json.NET's reader, once failed, failed again on the next member and lost it, known or not.
+        bound[member.name] = read.sentAs(name).losing(names[index + 1]);
+        index++;
+      }
     } else if (Array.isArray(value)) {
       const itemModel = wireModelOf(member.item());
       bound[member.name] = bindList(member.name, value as unknown[], (item) => {

@@ -49,7 +49,10 @@ function collectMessages(
     const key = `${path}.${unreadable?.sentName ?? error.property}`;
     const messages = Object.values(error.constraints);
     into[key] = messages;
-    if (unreadable?.failsRecord) {
+    if (unreadable?.lostName !== undefined) {
+      const lost = `${path}.${unreadable.lostName}`;
+      into[lost] = [...(into[lost] ?? []), ...messages];
+    } else if (unreadable?.failsRecord) {
       const lists = [...path.matchAll(/\[\d+\]/g)].map((index) => path.slice(0, index.index));
       for (const enclosing of [root, ...lists])
         into[enclosing] = [...(into[enclosing] ?? []), ...messages];

@@ -309,9 +309,13 @@ function report(
   // A value the reader could not convert is keyed by its name as sent, as Json.NET's path was.
   const key = `${path}.${unreadable?.sentName ?? property}`;
   into[key] = [message];
-  // Where Json.NET's reader itself failed, the legacy also reported each list holding the record
+  // Where Json.NET's reader itself failed, the legacy also reported the member it lost after the
+  // fault, or, after the record's last member, each list holding the record
   // (`transaction.requirements`) and the record as a whole.
-  if (unreadable?.failsRecord) {
+  if (unreadable?.lostName !== undefined) {
+    const lost = `${path}.${unreadable.lostName}`;
+    into[lost] = [...(into[lost] ?? []), message];
+  } else if (unreadable?.failsRecord) {
     const lists = [...path.matchAll(/\[\d+\]/g)].map((index) => path.slice(0, index.index));
     for (const enclosing of [root, ...lists])
       into[enclosing] = [...(into[enclosing] ?? []), message];
