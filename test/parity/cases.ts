@@ -678,6 +678,7 @@ const MORE_ACCEPTS = [
 
 // Imported here, after the builders: the case files build their cases from them as they load.
 import { FORM_CASES } from './cases-forms';
+import { JSON_CLIENT_CASES } from './cases-json';
 
 export const PARITY_CASES: readonly ParityCase[] = [
   // Read before anything changed them: the stored records as the legacy serves them, posted back below.
@@ -1592,4 +1593,5 @@ export const PARITY_CASES: readonly ParityCase[] = [
     post('form a locked transaction', FORM, formOf({ ...BASE, transaction_id: '1005' })),
   ]),
   ...FORM_CASES,
+  ...JSON_CLIENT_CASES,
 ];

@@ -2,6 +2,7 @@ import { RequirementAcquisitionDto } from '../../requirement/dto/requirement-acq
 import { RequirementDto } from '../../requirement/dto/requirement.dto';
 import { TransactionDto } from '../../transaction/dto/transaction.dto';
 import { ExactDecimal } from '../values/exact-decimal';
+import { UnreadableValue } from '../values/unreadable-value';
 import { JsonCodec } from './json.codec';
 import { MAX_DOCUMENT_DEPTH } from './wire-codec';
 import { setServiceTimeZone } from '../values/wire-date';
@@ -103,6 +104,29 @@ describe('JsonCodec', () => {
         null,
         { requirement_id: 12 },
       ]);
+    });
+
+    it.each<[string, string | undefined, Record<string, unknown>]>([
+      ['{"loanterm":08,"brokername":"x","clientname":"y"}', 'brokername', { clientname: 'y' }],
+      ['{"loanterm":08,"branch":"North","brokername":"x"}', 'branch', { brokername: 'x' }],
+      ['{"brokername":"x","loanterm":08}', undefined, { brokername: 'x' }],
+    ])(
+      'loses the member after one the reader failed on, as Json.NET did: %s',
+      (text, lostName, others) => {
+        const { loanterm, ...rest } = codec.decode(text, transactionModel);
+        expect(loanterm).toBeInstanceOf(UnreadableValue);
+        expect((loanterm as UnreadableValue).lostName).toBe(lostName);
+        expect(rest).toEqual(others);
+      },
+    );
+
+    it.each([
+      ['""', null],
+      ['[""]', [null]],
+      ['["",{"requirement_id":5},null]', [null, { requirement_id: 5 }, null]],
+    ])('reads an empty string as null for the list and for an item: %s', (list, expected) => {
+      const bound = codec.decode(`{"requirements":${list}}`, transactionModel);
+      expect(bound.requirements).toEqual(expected);
     });
 
     it.each([

@@ -59,25 +59,60 @@ function bind(
 ): BoundRecord {
   const bound: BoundRecord = {};
   const members = boundMembers(model, answer);
-  for (const name in source) {
+  const names = Object.keys(source);
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index];
     const value = source[name];
     const member = memberNamed(members, name);
     if (!member) continue;
     if (member.kind !== 'list') {
       const read = JSON_DIALECT[member.kind](value);
-      bound[member.name] = read instanceof UnreadableValue ? read.sentAs(name) : read;
+      if (!(read instanceof UnreadableValue)) bound[member.name] = read;
+      else if (!read.failsRecord || index === names.length - 1)
+        bound[member.name] = read.sentAs(name);
+      else {
+        // Json.NET's reader, once failed, failed again on the next member and lost it, known or not.
+        bound[member.name] = read.sentAs(name).losing(names[index + 1]);
+        index++;
+      }
     } else if (Array.isArray(value)) {
       const itemModel = wireModelOf(member.item());
-      bound[member.name] = bindList(member.name, value as unknown[], (item) =>
-        isBoundRecord(item) ? bind(itemModel, item, bindListNow, answer) : item,
-      );
-    } else if (value === null) bound[member.name] = null;
+      bound[member.name] = bindList(member.name, value as unknown[], (item) => {
+        if (isBoundRecord(item)) return bind(itemModel, item, bindListNow, answer);
+        if (emptyAsNull(item) === null) return null;
+        return new UnreadableValue(item instanceof JsonNumeral ? item.text : item);
+      });
+    } else if (emptyAsNull(value) === null) bound[member.name] = null;
     // A numeral is quoted as written, like any other value a list cannot hold.
     else
-      bound[member.name] = new UnreadableValue(value instanceof JsonNumeral ? value.text : value);
+      bound[member.name] = new UnreadableValue(
+        value instanceof JsonNumeral ? value.text : value,
+        false,
+        listFaultPath(name, value),
+      );
   }
   return bound;
 }
+
+// The characters for which Json.NET's path quotes a member name: `['a.b']`.
+const PATH_SPECIAL = /[. [\]()]/;
+
+/**
+ * Where Json.NET reported a value given for a list that is not one: at the member as sent, or, for an
+ * object, at its first member, which it had read when it gave up (`requirements.0`,
+ * `requirements.['a.b']`). A parsed object lists integer-like names first, which Json.NET did not.
+ */
+function listFaultPath(name: string, value: unknown): string {
+  const first = isBoundRecord(value) ? Object.keys(value)[0] : undefined;
+  if (first === undefined) return name;
+  return `${name}.${PATH_SPECIAL.test(first) ? `['${first}']` : first}`;
+}
+
+/**
+ * Json.NET read an empty string as null for any nullable type but text, a list or a record included
+ * (`"requirements": ""`, `[""]`).
+ */
+const emptyAsNull = (value: unknown) => (value === '' ? null : value);
 
 function oneObject(parsed: unknown, name: string): Record<string, unknown> {
   if (!isBoundRecord(parsed))
@@ -109,6 +144,10 @@ function toJsonValue(model: WireModel, record: object): Record<string, unknown> 
 export class JsonCodec implements WireReader, WireWriter {
   readonly requestTypes = JSON_MEDIA_TYPES;
   readonly strictEncodings = true;
+  // Web API's JSON formatter read through a StreamReader, which follows a byte order mark to .NET's
+  // default encoding of that name (a replacing one, where the formatter's own encodings refused),
+  // unless the mark was the preamble of the formatter's encoding for the charset.
+  readonly replacesAfterByteOrderMark = true;
   readonly responseTypes = JSON_MEDIA_TYPES;
   readonly errorOnlyTypes = [PROBLEM_JSON];
 

@@ -32,6 +32,12 @@ export interface WireReader {
    */
   readonly strictEncodings?: boolean;
   /**
+   * A body that starts with a byte order mark is read as .NET's StreamReader read it: by that
+   * encoding's replacing decoder, each sequence of bytes that is not text becoming U+FFFD; except
+   * a UTF-16 mark under `charset=utf-16`, the preamble of the formatter's own (strict) UTF-16.
+   */
+  readonly replacesAfterByteOrderMark?: boolean;
+  /**
    * Parses and binds a body decoded from `encoding` (a WHATWG encoding name, `utf-8` when read from
    * elsewhere); throws MalformedBodyError when it cannot.
    */

@@ -16,6 +16,7 @@ import {
   XML_DECIMAL_STYLE,
 } from '../values/exact-decimal';
 import { trimDotNetSpace, trimXmlSpace } from '../values/white-space';
+import { formatDotNetDouble, jsonNumeralAsText } from '../values/dotnet-number-text';
 import { JsonNumeral } from './json-reader';
 import { type WireScalarKind } from '../model/wire-model';
 
@@ -141,15 +142,14 @@ const JSON_READERS: WireDialect = {
       : new UnreadableValue(value);
   },
   string: (value) => {
-    if (value === null || typeof value === 'string') return value;
+    if (value === null) return value;
+    // Json.NET kept a lone surrogate escape (`\ud83d`); what the legacy stored reads back as U+FFFD.
+    if (typeof value === 'string') return value.toWellFormed();
     if (typeof value === 'boolean') return value ? 'True' : 'False';
-    if (typeof value === 'number') return String(value);
-    if (value instanceof JsonNumeral) {
-      // A whole number as written, however long (Json.NET wrote a BigInteger's digits).
-      if (/^-?(?:0|[1-9]\d*)$/.test(value.text)) return value.text;
-      const integer = integerOfNumeral(value.text);
-      return integer === undefined ? String(Number(value.text)) : integer.toString();
-    }
+    // JSON.parse reads exactly the numerals of 15 digits or fewer, where integers and doubles agree.
+    if (typeof value === 'number') return formatDotNetDouble(value);
+    if (value instanceof JsonNumeral)
+      return orUnreadable(jsonNumeralAsText(value.text), value.text, true);
     return new UnreadableValue(value);
   },
   boolean: (value) => {

@@ -9,7 +9,7 @@ import {
   UnsupportedMediaTypeError,
 } from '../model/wire-errors';
 import { type WireFormats } from './wire-negotiation';
-import { dotNetUtf8 } from '../values/dotnet-url-decode';
+import { decodeUtf8AsDotNet } from '../values/dotnet-utf8';
 
 /** A body's text and the encoding its bytes were read in. */
 export interface BodyText {
@@ -31,7 +31,7 @@ export class RawWireBody {
 
   /** The body as text, decoded as Web API did; throws MalformedBodyError when the bytes are not. */
   decode(): BodyText {
-    return decodeBody(this.bytes, this.charset, this.reader.strictEncodings);
+    return decodeBody(this.bytes, this.charset, this.reader);
   }
 }
 
@@ -191,17 +191,36 @@ const STRICT_DECODERS = new Map(
   ]),
 );
 
+/** UTF-16 decoders that replace a lone surrogate, as .NET's replacing decoders did. */
+const REPLACING_DECODERS = new Map(
+  ['utf-16le', 'utf-16be'].map((label) => [label, new TextDecoder(label)]),
+);
+
 /**
- * A body's text as Web API decoded it. A strict reader, as the JSON and XML formatters were, reads the
- * body by its byte order mark (which is not part of the text), else as UTF-16 for `charset=utf-16`,
- * else as UTF-8, and bytes that are not text in the encoding refuse the body. Web API's form parser
- * read every body as UTF-8, whatever its charset or byte order mark said, replacing what does not
- * decode as .NET did.
+ * A body's text as Web API decoded it. Web API's form parser read every body as UTF-8, whatever its
+ * charset or byte order mark said, replacing what does not decode as .NET did. A strict reader, as the
+ * JSON and XML formatters were, knows UTF-8 and UTF-16 only: it reads the body by its byte order mark
+ * (which is not part of the text), else as UTF-16 for `charset=utf-16`, else as UTF-8, and bytes that
+ * are not text in the encoding refuse the body, unless the reader replaces them after a byte order
+ * mark.
  */
-function decodeBody(bytes: Buffer, charset: string | undefined, strict = false): BodyText {
-  if (!strict) return { text: dotNetUtf8(bytes), encoding: 'utf-8' };
-  const encoding =
-    byteOrderMark(bytes) ?? (charset?.toLowerCase() === 'utf-16' ? 'utf-16le' : 'utf-8');
+function decodeBody(
+  bytes: Buffer,
+  charset: string | undefined,
+  { strictEncodings: strict = false, replacesAfterByteOrderMark = false }: WireReader,
+): BodyText {
+  if (!strict) return { text: decodeUtf8AsDotNet(bytes), encoding: 'utf-8' };
+  const named = charset?.toLowerCase();
+  const marked = byteOrderMark(bytes);
+  // The StreamReader kept the formatter's own encoding when the mark was that encoding's preamble,
+  // which only its UTF-16 (little-endian, with a preamble) has.
+  const ownPreamble = named === 'utf-16' && marked === 'utf-16le';
+  if (marked && replacesAfterByteOrderMark && !ownPreamble) {
+    if (marked !== 'utf-8')
+      return { text: REPLACING_DECODERS.get(marked)!.decode(bytes), encoding: marked };
+    return { text: decodeUtf8AsDotNet(bytes.subarray(3)), encoding: marked };
+  }
+  const encoding = marked ?? (named === 'utf-16' ? 'utf-16le' : 'utf-8');
   const decoder = STRICT_DECODERS.get(encoding)!;
   try {
     return { text: decoder.decode(bytes), encoding: decoder.encoding };

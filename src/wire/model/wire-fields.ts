@@ -897,10 +897,17 @@ export function ListField(
     validIfPresent(
       'wireList',
       // A null item is a value Json.NET and DataContractSerializer both read; any other is a record,
-      // as a codec binds it or as class-transformer builds it.
+      // as a codec binds it or as class-transformer builds it, or one a codec could not read as a
+      // record, which is reported at its index.
       (value) =>
         Array.isArray(value) &&
-        value.every((entry) => entry === null || isBoundRecord(entry) || entry instanceof item()),
+        value.every(
+          (entry) =>
+            entry === null ||
+            isBoundRecord(entry) ||
+            entry instanceof item() ||
+            entry instanceof UnreadableValue,
+        ),
       invalidValue,
     )(target, key);
     if (minItems !== undefined || maxItems !== undefined)

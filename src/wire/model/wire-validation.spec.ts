@@ -14,7 +14,6 @@ import { TransactionDto } from '../../transaction/dto/transaction.dto';
 import { UpdateAgentsDto } from '../../transaction/dto/update-agents.dto';
 import { FormReader } from '../codecs/form.codec';
 import { JsonCodec } from '../codecs/json.codec';
-import { JsonNumeral } from '../codecs/json-reader';
 import { type WireReader } from '../codecs/wire-codec';
 import { XmlCodec } from '../codecs/xml.codec';
 import { RawWireBody, requestContentType } from '../http/wire-body';
@@ -50,7 +49,10 @@ function collectMessages(
     const key = `${path}.${unreadable?.sentName ?? error.property}`;
     const messages = Object.values(error.constraints);
     into[key] = messages;
-    if (unreadable?.failsRecord) {
+    if (unreadable?.lostName !== undefined) {
+      const lost = `${path}.${unreadable.lostName}`;
+      into[lost] = [...(into[lost] ?? []), ...messages];
+    } else if (unreadable?.failsRecord) {
       const lists = [...path.matchAll(/\[\d+\]/g)].map((index) => path.slice(0, index.index));
       for (const enclosing of [root, ...lists])
         into[enclosing] = [...(into[enclosing] ?? []), ...messages];
@@ -64,6 +66,7 @@ function validateInstance(
   path: string,
   root: string,
   into: ModelState,
+  unreadableItems: ReadonlyMap<string, UnreadableValue>,
 ): void {
   const errors = validateSync(record, { stopAtFirstError: true, forbidUnknownValues: false });
   collectMessages(errors, path, root, into);
@@ -73,8 +76,14 @@ function validateInstance(
       continue;
     const itemModel = wireModelOf(member.item());
     items.forEach((item: unknown, index) => {
-      if (item !== null)
-        validateInstance(item as object, itemModel, `${path}.${member.name}[${index}]`, root, into);
+      const itemPath = `${path}.${member.name}[${index}]`;
+      const unreadable = unreadableItems.get(itemPath);
+      if (unreadable)
+        into[itemPath] = [
+          `The value '${describeValue(unreadable)}' is not valid for ${member.name}.`,
+        ];
+      else if (item !== null)
+        validateInstance(item as object, itemModel, itemPath, root, into, unreadableItems);
     });
   }
 }
@@ -92,24 +101,26 @@ function settleDecimals(model: WireModel, record: Record<string, unknown>): void
 }
 
 /**
- * The bound record as class-transformer must see it to judge as the old path did. A document holding
- * a numeral JSON.parse cannot read exactly is read by the JSON reader, which keeps every numeral as a
- * JsonNumeral; class-transformer rebuilt such an object in a list (`"requirements":[0]`) as a record
- * of the item class, so the old path let a number through as a record. Given back as the number
- * JSON.parse reads, the item is refused by both paths, whichever reader read the document.
+ * Takes out of the bound record's lists the items its codec could not read as records (a number, a
+ * string), by their paths, leaving null in their place: class-transformer would rebuild them as
+ * records. The oracle reports each at its index, as the legacy did.
  */
-function numeralItemsAsNumbers(model: WireModel, record: BoundRecord): BoundRecord {
+function takeUnreadableItems(
+  model: WireModel,
+  record: BoundRecord,
+  path: string,
+  into: Map<string, UnreadableValue>,
+): BoundRecord {
   for (const member of model.members) {
     const items = record[member.name];
     if (member.kind !== 'list' || !Array.isArray(items)) continue;
     const itemModel = wireModelOf(member.item());
-    record[member.name] = items.map((item: unknown) =>
-      item instanceof JsonNumeral
-        ? Number(item.text)
-        : item !== null && typeof item === 'object'
-          ? numeralItemsAsNumbers(itemModel, item as BoundRecord)
-          : item,
-    );
+    record[member.name] = items.map((item: unknown, index) => {
+      const itemPath = `${path}.${member.name}[${index}]`;
+      if (item instanceof UnreadableValue) into.set(itemPath, item);
+      if (item === null || typeof item !== 'object' || item instanceof UnreadableValue) return null;
+      return takeUnreadableItems(itemModel, item as BoundRecord, itemPath, into);
+    });
   }
   return record;
 }
@@ -120,10 +131,14 @@ function classValidatorDto<T extends object>(
   bound: BoundRecord,
   parameterName: string,
 ): T {
-  const instance = plainToInstance(type, numeralItemsAsNumbers(wireModelOf(type), bound));
   const model = wireModelOf(type);
+  const unreadableItems = new Map<string, UnreadableValue>();
+  const instance = plainToInstance(
+    type,
+    takeUnreadableItems(model, bound, parameterName, unreadableItems),
+  );
   const modelState: ModelState = {};
-  validateInstance(instance, model, parameterName, parameterName, modelState);
+  validateInstance(instance, model, parameterName, parameterName, modelState, unreadableItems);
   if (Object.keys(modelState).length > 0) throw new RequestValidationError(modelState);
   settleDecimals(model, instance as Record<string, unknown>);
   return instance;
@@ -179,27 +194,35 @@ function bind(
 
 /**
  * The one difference between the paths, kept in sight: JSON binds a list member holding something
- * other than a list (`"requirements":"x"`) as an UnreadableValue, to quote what was sent. The old path
- * lost it: class-transformer rebuilt it as the member's item class (its `@Type`), so the message
- * quoted `{…}`; validation without instances quotes the value sent. Here, the class-validator outcome
- * with those messages quoting the value sent: all else must be equal.
+ * other than a list (`"requirements":"x"`) as an UnreadableValue, to quote what was sent, keyed as
+ * Json.NET's path named it (the member as sent, or an object's first member). The old path lost it:
+ * class-transformer rebuilt it as the member's item class (its `@Type`), so the message quoted `{…}`
+ * under the member's name; validation without instances quotes the value sent. Here, the
+ * class-validator outcome with those messages and keys as sent: all else must be equal.
  */
 function quotingSentListValues(model: WireModel, bound: BoundRecord, outcome: Outcome): Outcome {
   if (!('refused' in outcome)) return outcome;
   const quoted = new Map(
-    model.members.flatMap((member): [string, [string, string]][] => {
+    model.members.flatMap((member): [string, [string, string, string]][] => {
       const value = bound[member.name];
       if (member.kind !== 'list' || !(value instanceof UnreadableValue)) return [];
       const message = (shown: string) => `The value '${shown}' is not valid for ${member.name}.`;
       return [
-        [`${model.parameterName}.${member.name}`, [message('{…}'), message(describeValue(value))]],
+        [
+          `${model.parameterName}.${member.name}`,
+          [
+            message('{…}'),
+            message(describeValue(value)),
+            `${model.parameterName}.${value.sentName ?? member.name}`,
+          ],
+        ],
       ];
     }),
   );
   return {
     refused: outcome.refused.map(([key, messages]) => {
-      const [asBefore, sent] = quoted.get(key) ?? [];
-      return [key, messages.map((message) => (message === asBefore ? sent! : message))];
+      const [asBefore, sent, sentKey = key] = quoted.get(key) ?? [];
+      return [sentKey, messages.map((message) => (message === asBefore ? sent! : message))];
     }),
   };
 }
@@ -283,7 +306,7 @@ describe('validation without class instances', () => {
     const bound = bind(json, Buffer.from(body), undefined, wireModelOf(TransactionDto))!;
     expect(outcomeOf(() => toValidatedDto(TransactionDto, bound, 'transaction'))).toEqual({
       refused: expect.arrayContaining([
-        ['transaction.requirements', ["The value '[…]' is not valid for requirements."]],
+        ['transaction.requirements[0]', ["The value '0' is not valid for requirements."]],
       ]) as unknown,
     });
   });
@@ -307,8 +330,9 @@ describe('validation without class instances', () => {
         .map((outcomes) => ({ name, ...outcomes }));
     });
     expect(disagreements).toEqual([]);
-    // `JSON requirements "x"`, read as each model: the difference quotingSentListValues describes.
-    expect(tally.quotingSentListValue).toBe(2);
+    // `JSON requirements "x"`, a blank string and two objects with members for the list, read as
+    // each model: the difference quotingSentListValues describes.
+    expect(tally.quotingSentListValue).toBe(8);
     expect(tally.accepted).toBeGreaterThan(100);
     expect(tally.refused).toBeGreaterThan(100);
   });

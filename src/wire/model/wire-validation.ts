@@ -17,6 +17,7 @@ import { UnreadableValue } from '../values/unreadable-value';
 import { type ModelState, RequestValidationError } from './wire-errors';
 import { eachSteps, runSteps, type Steps } from './steps';
 import { plainRuleRefusal } from './plain-rules';
+import { describeValue } from './wire-fields';
 
 type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
 
@@ -214,11 +215,33 @@ function checkMembers(
   }
 }
 
+/** A list's item as bound: a record, null, or a value its codec could not read as a record. */
+type ListItem = BoundRecord | UnreadableValue | null;
+
 /** A list of a record whose items are validated one by one: the list itself was valid. */
 interface ItemsToCheck {
   readonly path: string;
-  readonly items: readonly (BoundRecord | null)[];
+  readonly items: readonly ListItem[];
   readonly itemModel: CompiledModel;
+}
+
+/**
+ * Validates one item of a list: a record by its model; null is skipped, as Json.NET's validation did;
+ * an unreadable item is reported at its index (`transaction.requirements[0]`), as the legacy did.
+ */
+function checkItem(
+  item: ListItem,
+  itemModel: CompiledModel,
+  listPath: string,
+  index: number,
+  reporting: Reporting,
+): void {
+  if (item instanceof UnreadableValue) {
+    const list = listPath.slice(listPath.lastIndexOf('.') + 1);
+    reporting.into[pathOf(listPath, index)] = [
+      `The value '${describeValue(item)}' is not valid for ${list}.`,
+    ];
+  } else if (item !== null) validateRecord(item, itemModel, listPath, index, reporting);
 }
 
 function itemsToCheck(
@@ -234,7 +257,7 @@ function itemsToCheck(
     if (Array.isArray(items) && !(path in into))
       lists.push({
         path,
-        items: items as (BoundRecord | null)[],
+        items: items as ListItem[],
         itemModel: compiledOf(list.item()),
       });
   }
@@ -257,9 +280,7 @@ function validateRecord(
     pathOf(path, index),
     reporting.into,
   )) {
-    items.forEach((item, itemIndex) => {
-      if (item !== null) validateRecord(item, itemModel, listPath, itemIndex, reporting);
-    });
+    items.forEach((item, itemIndex) => checkItem(item, itemModel, listPath, itemIndex, reporting));
   }
 }
 
@@ -272,9 +293,7 @@ function* validateBodySteps(
   const { root, into } = reporting;
   checkMembers(record, compiledModel, root, undefined, reporting);
   for (const { path, items, itemModel } of itemsToCheck(record, compiledModel, root, into)) {
-    yield* eachSteps(items, (item, index) => {
-      if (item !== null) validateRecord(item, itemModel, path, index, reporting);
-    });
+    yield* eachSteps(items, (item, index) => checkItem(item, itemModel, path, index, reporting));
   }
 }
 
@@ -290,9 +309,13 @@ function report(
   // A value the reader could not convert is keyed by its name as sent, as Json.NET's path was.
   const key = `${path}.${unreadable?.sentName ?? property}`;
   into[key] = [message];
-  // Where Json.NET's reader itself failed, the legacy also reported each list holding the record
+  // Where Json.NET's reader itself failed, the legacy also reported the member it lost after the
+  // fault, or, after the record's last member, each list holding the record
   // (`transaction.requirements`) and the record as a whole.
-  if (unreadable?.failsRecord) {
+  if (unreadable?.lostName !== undefined) {
+    const lost = `${path}.${unreadable.lostName}`;
+    into[lost] = [...(into[lost] ?? []), message];
+  } else if (unreadable?.failsRecord) {
     const lists = [...path.matchAll(/\[\d+\]/g)].map((index) => path.slice(0, index.index));
     for (const enclosing of [root, ...lists])
       into[enclosing] = [...(into[enclosing] ?? []), message];

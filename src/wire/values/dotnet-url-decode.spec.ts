@@ -1,4 +1,4 @@
-import { dotNetUrlDecode, dotNetUtf8 } from './dotnet-url-decode';
+import { dotNetUrlDecode } from './dotnet-url-decode';
 
 const R = '\uFFFD';
 
@@ -28,30 +28,5 @@ describe('dotNetUrlDecode', () => {
     ['\u00e9%C3%A9', '\u00e9\u00e9'],
   ])('decodes %j as %j', (text, decoded) => {
     expect(dotNetUrlDecode(text)).toBe(decoded);
-  });
-});
-
-describe('dotNetUtf8', () => {
-  it.each([
-    ['61c3a962', 'a\u00e9b'],
-    ['61e962', `a${R}b`],
-    ['61c0806', `a${R}${R}`],
-    ['61e28262', `a${R}b`],
-    ['e0a080', '\u0800'],
-    ['efbbbf61', '\uFEFFa'],
-    ['fffe61', `${R}${R}a`],
-    ['f48fbfbf', '\u{10FFFF}'],
-    ['e1', R],
-    ['e09f80', `${R}${R}`],
-    ['f08f8080', `${R}${R}${R}`],
-    ['c1bf', `${R}${R}`],
-    ['f580', `${R}${R}`],
-    ['edbfbf', `${R}${R}`],
-    ['e0a062', `${R}b`],
-    ['c3c3a9', `${R}\u00e9`],
-    ['efbfbf', '\uFFFF'],
-    ['f0908080f0', `\u{10000}${R}`],
-  ])('decodes %s as %j', (hex, text) => {
-    expect(dotNetUtf8(Buffer.from(hex, 'hex'))).toBe(text);
   });
 });

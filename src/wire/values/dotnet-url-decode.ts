@@ -1,64 +1,4 @@
-import { isUtf8 } from 'node:buffer';
-
-/** Continuation bytes a lead byte needs, by .NET's UTF-8 decoder; 0 for a byte that leads nothing. */
-function continuationsOf(lead: number): number {
-  if (lead >= 0xc2 && lead <= 0xdf) return 1;
-  if (lead >= 0xe0 && lead <= 0xef) return 2;
-  if (lead >= 0xf0 && lead <= 0xf4) return 3;
-  return 0;
-}
-
-const isContinuation = (byte: number | undefined) =>
-  byte !== undefined && byte >= 0x80 && byte <= 0xbf;
-
-/** The second byte of a sequence that would be overlong, a surrogate or past U+10FFFF. */
-function secondOutOfRange(lead: number, second: number): boolean {
-  return (
-    (lead === 0xe0 && second < 0xa0) ||
-    (lead === 0xed && second > 0x9f) ||
-    (lead === 0xf0 && second < 0x90) ||
-    (lead === 0xf4 && second > 0x8f)
-  );
-}
-
-/**
- * UTF-8 as .NET Framework's `Encoding.UTF8` decoded it, replacing what is not UTF-8 with U+FFFD
- * otherwise than WHATWG's decoder does: one U+FFFD for a lead byte and the bytes that followed it
- * until the sequence broke, and one for a lead byte and a second byte out of its range (`E0 80`, the
- * start of an overlong form, is one U+FFFD, where WHATWG's decoder writes two).
- */
-export function dotNetUtf8(bytes: Uint8Array): string {
-  if (isUtf8(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString();
-  // The bytes again, each fault replaced by U+FFFD's three (EF BF BD: at most three times as many
-  // bytes), decoded at once.
-  const repaired = Buffer.allocUnsafe(bytes.length * 3);
-  let length = 0;
-  let at = 0;
-  while (at < bytes.length) {
-    const lead = bytes[at];
-    const needed = continuationsOf(lead);
-    let end = at + 1;
-    let valid = lead < 0x80 || needed > 0;
-    for (let taken = 0; valid && taken < needed; taken++) {
-      const next = bytes[end];
-      if (!isContinuation(next)) valid = false;
-      else if (taken === 0 && secondOutOfRange(lead, next)) {
-        // .NET read the second byte before it found the sequence out of range: both are one fault.
-        end++;
-        valid = false;
-      } else end++;
-    }
-    if (valid) {
-      while (at < end) repaired[length++] = bytes[at++];
-      continue;
-    }
-    repaired[length++] = 0xef;
-    repaired[length++] = 0xbf;
-    repaired[length++] = 0xbd;
-    at = end;
-  }
-  return repaired.toString('utf8', 0, length);
-}
+import { decodeUtf8AsDotNet } from './dotnet-utf8';
 
 function hexValue(code: number): number {
   if (code >= 0x30 && code <= 0x39) return code - 0x30;
@@ -68,7 +8,7 @@ function hexValue(code: number): number {
 
 /**
  * A form key or value decoded as Web API's UriQueryUtility.UrlDecode did: `+` is a space; `%` and two
- * hex digits is a byte; the bytes are decoded as UTF-8 by `dotNetUtf8`, together with the text
+ * hex digits is a byte; the bytes are decoded as UTF-8 by `decodeUtf8AsDotNet`, together with the text
  * between them. Anything else after `%` (`%zz`, `%u00e9`, a `%` among the last two characters) is
  * kept as written.
  */
@@ -97,5 +37,5 @@ export function dotNetUrlDecode(text: string): string {
     }
   }
   length += bytes.write(text.slice(from), length);
-  return dotNetUtf8(bytes.subarray(0, length));
+  return decodeUtf8AsDotNet(bytes.subarray(0, length));
 }
