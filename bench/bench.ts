@@ -637,7 +637,7 @@ async function benchCatchUp(
 /** Turns of UpdateAgents without a handler and with the reacting module, each a median of its turns. */
 const REACTOR_ROUNDS = number('BENCH_REACTOR_ROUNDS', 3);
 /** The reacting module's handler of AgentsChanged, as its metrics name it. */
-const REACTOR_HANDLER = 'CommissionLedger.agentsChanged';
+const REACTOR_HANDLER = 'TestLedger.agentsChanged';
 
 /** From an event's commit to its handler's commit: the reacting module's, per database. */
 interface HandlerLatency {

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { IMPORT_MAIN, runNode } from './support/processes';
-import { COMMISSION_SPLITS_CHANGED } from './support/commission/commission.events';
+import { TEST_LEDGER_SPLITS_CHANGED } from './support/test-ledger/test-ledger.events';
 import { type Environment, relayIdle, RunningApp } from './support/test-app';
 import { createTestDatabase, type TestDatabase, testDatabaseKinds } from './support/test-database';
 
@@ -100,9 +100,9 @@ for (const kind of testDatabaseKinds()) {
       // The reacting module recomputed the splits and published them, but nothing consumes its
       // event here: it is not written.
       expect(
-        await count('SELECT COUNT(*) AS n FROM commission_split WHERE transaction_id = ?', [50]),
+        await count('SELECT COUNT(*) AS n FROM test_ledger_split WHERE transaction_id = ?', [50]),
       ).toBeGreaterThan(0);
-      expect(await rowsOf(COMMISSION_SPLITS_CHANGED)).toBe(0);
+      expect(await rowsOf(TEST_LEDGER_SPLITS_CHANGED)).toBe(0);
       expect(await rowsOf(NOTIFICATION_SENT)).toBe(0);
       expect(await rowsOf(AGENTS_CHANGED)).toBe(agentsChanged + 1);
     });
