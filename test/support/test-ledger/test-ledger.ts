@@ -11,7 +11,9 @@ import { type Publish } from '../../../src/events/integration-event';
 import { BatchedReactions } from '../../../src/event-relay/batched-reactions';
 import {
   AGENTS_CHANGED,
+  AGENT_ROLES,
   type AgentChain,
+  type AgentRole,
   type AgentsChangedDto,
   TransactionQueries,
 } from '../../../src/transaction';
@@ -30,17 +32,14 @@ export const TEST_LEDGER_RATES = {
   managerid_recruit: 0.0025,
   salesagentid: 0.03,
   salesagentid_recruit: 0.0025,
-} as const satisfies Partial<Record<keyof AgentChain, number>>;
-
-type Role = keyof typeof TEST_LEDGER_RATES;
-const ROLES = Object.keys(TEST_LEDGER_RATES) as Role[];
+} as const satisfies Record<AgentRole, number>;
 
 /** The splits of a chain at a selling price: one per role with an agent. */
 export function splitsOf(
   chain: Partial<AgentChain>,
   sellingprice: number | null,
 ): TestLedgerSplitDto[] {
-  return ROLES.filter((role) => chain[role] != null).map((role) => ({
+  return AGENT_ROLES.filter((role) => chain[role] != null).map((role) => ({
     role,
     agent_id: chain[role] as number,
     rate: TEST_LEDGER_RATES[role],
@@ -82,17 +81,20 @@ export class TestLedger {
     manager: EntityManager,
     publish: Publish,
   ): Promise<void> {
-    const changed = new Map<number, { chain: AgentsChangedDto; roles: Set<Role> }>();
+    const changed = new Map<number, { chain: AgentsChangedDto; roles: Set<AgentRole> }>();
     for (const { data } of events) {
-      const entry = changed.get(data.transaction_id!) ?? { chain: data, roles: new Set<Role>() };
+      const entry = changed.get(data.transaction_id!) ?? {
+        chain: data,
+        roles: new Set<AgentRole>(),
+      };
       entry.chain = data;
       for (const { field } of data.changes ?? [])
-        if (ROLES.includes(field as Role)) entry.roles.add(field as Role);
+        if (AGENT_ROLES.includes(field as AgentRole)) entry.roles.add(field as AgentRole);
       changed.set(data.transaction_id!, entry);
     }
     const amounts = await this.transactions.amountsOf([...changed.keys()]);
     const kept: [number, TestLedgerSplitDto][] = [];
-    const dropped: [number, Role][] = [];
+    const dropped: [number, AgentRole][] = [];
     for (const [id, { chain, roles }] of changed) {
       const splits = splitsOf(chain, amounts.get(id)?.sellingprice ?? null);
       for (const role of roles) {
