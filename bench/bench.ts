@@ -637,7 +637,7 @@ async function benchCatchUp(
 /** Turns of UpdateAgents without a handler and with the reacting module, each a median of its turns. */
 const REACTOR_ROUNDS = number('BENCH_REACTOR_ROUNDS', 3);
 /** The reacting module's handler of AgentsChanged, as its metrics name it. */
-const REACTOR_HANDLER = 'CommissionLedger.agentsChanged';
+const REACTOR_HANDLER = 'TestLedger.agentsChanged';
 
 /** From an event's commit to its handler's commit: the reacting module's, per database. */
 interface HandlerLatency {
@@ -725,6 +725,72 @@ async function benchReactor(databaseUrl: string, database: string, count: number
     p50: quantile(latency, 0.5) * 1000,
     p99: quantile(latency, 0.99) * 1000,
   });
+}
+
+/** The reacting module's batched recomputation, as its metrics name it. */
+const RECOMPUTE = 'TestLedger.recompute';
+
+/** GetTransaction while the reacting module recomputes every transaction, per database. */
+interface RecomputeWait {
+  readonly database: string;
+  readonly transactions: number;
+  readonly seconds: number;
+  readonly requests: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+const recomputeWaits: RecomputeWait[] = [];
+
+const recomputeLine = (r: RecomputeWait) =>
+  `Recompute of ${r.transactions} transactions (${r.database}) in ${format(r.seconds)} s: ${r.requests} GetTransaction one at a time meanwhile, p50 ${format(r.p50)} ms, p99 ${format(r.p99)} ms, max ${format(r.max)} ms.`;
+
+/**
+ * What a batched recomputation of every transaction costs a request: the reacting test module's
+ * service, the first transaction imported again (its DataImported starts the recomputation from it,
+ * to the last), and GetTransaction of random transactions one at a time until the run ends, each
+ * timed.
+ */
+async function benchRecompute(databaseUrl: string, database: string, count: number): Promise<void> {
+  const directory = await mkdtemp(join(tmpdir(), 'property-sales-recompute-'));
+  const service = await startService(databaseUrl, {}, REACTING_SERVICE);
+  try {
+    const transactions = join(directory, 'transactions.json');
+    await writeFile(
+      transactions,
+      JSON.stringify(generateTransactions({ ...SIZE, transactions: 1 })),
+    );
+    await run(IMPORT, ['--transactions', transactions], { DATABASE_URL: databaseUrl });
+    const running = async () =>
+      (await metric(service.url, 'event_reactions_running', `{reaction="${RECOMPUTE}"}`)) > 0;
+    while (!(await running())) await sleep(10);
+    const started = performance.now();
+    const waits: number[] = [];
+    for (let request = 1; request % 10 !== 0 || (await running()); request += 1) {
+      const sent = performance.now();
+      const response = await fetch(
+        `${service.url}/api/Transaction/GetTransaction/${randomId(count)}`,
+      );
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`GetTransaction answered ${response.status}`);
+      waits.push(performance.now() - sent);
+      await sleep(10);
+    }
+    const sorted = waits.sort((a, b) => a - b);
+    recomputeWaits.push({
+      database,
+      transactions: count,
+      seconds: (performance.now() - started) / 1000,
+      requests: sorted.length,
+      p50: sorted[Math.floor(sorted.length * 0.5)],
+      p99: sorted[Math.floor(sorted.length * 0.99)],
+      max: sorted.at(-1)!,
+    });
+  } finally {
+    await stopService(service);
+    await rm(directory, { recursive: true, force: true });
+  }
 }
 
 /** Turns of UpdateAgents with no webhook subscription, one and ten, each a median of its turns. */
@@ -1057,6 +1123,8 @@ const PARTS: Readonly<
   reactor: benchReactor,
   // The webhooks' cost and delivery rate.
   webhooks: benchWebhooks,
+  // What a request waits behind the reacting module's recomputation of every transaction.
+  recompute: benchRecompute,
 };
 
 /** One part of the bench alone, on SQLite and, with BENCH_DATABASE_URL, on MariaDB. */
@@ -1088,6 +1156,7 @@ async function benchPartAlone(
       ),
       ...handlerLatencies.map(latencyLine),
       ...webhookDrains.map(webhookDrainLine),
+      ...recomputeWaits.map(recomputeLine),
     ].join('\n')}\n`,
   );
 }

@@ -4,9 +4,11 @@ import { type DoorEvent } from './doors';
 import {
   addImport,
   addToArray,
+  declarationsOf,
   GeneratorError,
   moduleNames,
   parseCommand,
+  refuseClashes,
   registerEntities,
   registerMigration,
   registerModule,
@@ -230,6 +232,58 @@ export class AppModule {
       ].sort(),
     );
   });
+
+  it('reads the tables, wire schemas, event types and routing keys a source declares', () => {
+    expect(
+      declarationsOf(
+        "@Entity('sales_target')\n" +
+          'const TABLE = `CREATE TABLE IF NOT EXISTS fixture_split (id INT)`;\n' +
+          "@WireRecord({ name: 'SalesTarget' })\n" +
+          "@WireRecord({ name: 'SalesTarget', schemaName: 'SalesTargetChanges' })\n" +
+          "@PrimaryColumn({ type: 'varchar' })\n" +
+          "declareIntegrationEvent({ type: 'property-sales.sales-target.created', routingKey: 'sales-target.created' })",
+      ),
+    ).toEqual([
+      "the table 'sales_target'",
+      "the table 'fixture_split'",
+      "the wire schema 'SalesTarget'",
+      "the wire schema 'SalesTargetChanges'",
+      "the event type 'property-sales.sales-target.created'",
+      "the routing key 'sales-target.created'",
+    ]);
+  });
+
+  it.each([
+    [
+      "@Entity('sales_target')",
+      "src/sales-target/entities/sales-target.entity.ts would declare the table 'sales_target'",
+    ],
+    [
+      'CREATE TABLE IF NOT EXISTS sales_target (id INT)',
+      "src/sales-target/entities/sales-target.entity.ts would declare the table 'sales_target'",
+    ],
+    [
+      "@WireRecord({ name: 'Target', schemaName: 'SalesTarget' })",
+      "src/sales-target/dto/sales-target.dto.ts would declare the wire schema 'SalesTarget'",
+    ],
+    [
+      "declareIntegrationEvent({ type: 'property-sales.sales-target.created' })",
+      "src/sales-target/sales-target.events.ts would declare the event type 'property-sales.sales-target.created'",
+    ],
+  ])(
+    'refuses a module declaring what a module or fixture declares already, naming both: %s',
+    (declared, message) => {
+      const files = moduleFiles(moduleNames('SalesTarget'), DEFAULT_OPTIONS);
+      const fixture = 'test/support/targets/targets.ts';
+      expect(() =>
+        refuseClashes(files, [
+          ['src/other/other.ts', 'nothing'],
+          [fixture, declared],
+        ]),
+      ).toThrow(`${message}, which ${fixture} declares already: choose another name.`);
+      expect(() => refuseClashes(files, [['src/other/other.ts', 'nothing']])).not.toThrow();
+    },
+  );
 
   it('declares the events it publishes on the module, for the AsyncAPI document and the module map', () => {
     const published = (options: Partial<ModuleOptions>) =>

@@ -329,17 +329,18 @@ function run(
   throw new GeneratorError(`${what} failed (exit ${result.status ?? result.signal}).${output}`);
 }
 
-/** Refuses a name whose module, table, scopes, routes or migration exist already. */
-async function refuseTaken(root: string, names: ModuleNames): Promise<void> {
+/**
+ * Refuses a name whose module, table, scopes, routes or migration exist already in `sources` (the
+ * modules and the test fixtures).
+ */
+function refuseTaken(root: string, names: ModuleNames, sources: readonly Source[]): void {
   const folder = join('src', names.kebab);
   const suite = join('test', `${names.kebab}.e2e-spec.ts`);
   for (const path of [folder, suite])
     if (existsSync(join(root, path)))
       throw new GeneratorError(`${path} exists already: the generator writes new modules only.`);
-  const sources = await readSources(root, 'src');
   const taken = [
     [`class ${names.pascal}Module `, `a ${names.pascal}Module`],
-    [`@Entity('${names.snake}'`, `a table ${names.snake}`],
     [`declareScope('${names.pluralKebab}:`, `the scopes ${names.pluralKebab}:*`],
     [`operationId: 'Get${names.pascal}'`, `an operation Get${names.pascal}`],
     [`operationId: 'Create${names.pascal}'`, `an operation Create${names.pascal}`],
@@ -356,16 +357,65 @@ async function refuseTaken(root: string, names: ModuleNames): Promise<void> {
   }
 }
 
-/** The TypeScript files under `folder` but unit specs (fixtures): path from `root`, and text. */
-async function readSources(root: string, folder: string): Promise<Array<[string, string]>> {
-  const entries = await readdir(join(root, folder), { recursive: true, withFileTypes: true });
-  const files = entries
-    .filter((entry) => entry.isFile() && /(?<!\.spec)\.ts$/.test(entry.name))
-    .map((entry) => join(entry.parentPath, entry.name));
+/** A file of the repository: its path from the root, and its text. */
+export type Source = readonly [path: string, text: string];
+
+/**
+ * What a source declares that one application can hold once: its tables (an entity's, or one it
+ * creates in SQL), wire schemas, event types and routing keys, each as `the <kind> '<name>'`.
+ */
+export function declarationsOf(text: string): string[] {
+  const found: string[] = [];
+  for (const [, entity, created] of text.matchAll(
+    /@Entity\('(\w+)'|CREATE TABLE (?:IF NOT EXISTS )?[`"]?(\w+)/gi,
+  ))
+    found.push(`the table '${entity ?? created}'`);
+  for (const [, options] of text.matchAll(/@WireRecord\(\{([^}]*)\}/g)) {
+    const [, schema] =
+      /\bschemaName: '(\w+)'/.exec(options) ?? /\bname: '(\w+)'/.exec(options) ?? [];
+    if (schema) found.push(`the wire schema '${schema}'`);
+  }
+  // Dotted names only: a column's `type: 'int'` is no event type.
+  for (const [, key, name] of text.matchAll(/\b(type|routingKey): '([\w-]+(?:\.[\w-]+)+)'/g))
+    found.push(`the ${key === 'type' ? 'event type' : 'routing key'} '${name}'`);
+  return found;
+}
+
+/**
+ * Refuses files to be written that declare a table, wire schema, event type or routing key a source
+ * declares already (a module's, or a test fixture's mounted in every suite), naming both files: the
+ * second declaration would stop the start, or share the table.
+ */
+export function refuseClashes(written: readonly GeneratedFile[], sources: readonly Source[]): void {
+  const declared = sources.map(([path, text]) => [path, new Set(declarationsOf(text))] as const);
+  for (const file of written)
+    for (const declaration of declarationsOf(file.text)) {
+      const holder = declared.find(([, declarations]) => declarations.has(declaration));
+      if (holder)
+        throw new GeneratorError(
+          `${file.path} would declare ${declaration}, which ${holder[0]} declares already: ` +
+            'choose another name.',
+        );
+    }
+}
+
+/**
+ * The TypeScript files of the modules (src) and of the tests (test: the fixtures some suites mount,
+ * and the suites), unit specs left out: each test file loads alone.
+ */
+async function readSources(root: string): Promise<Source[]> {
+  const files: string[] = [];
+  for (const folder of ['src', 'test']) {
+    const entries = await readdir(join(root, folder), { recursive: true, withFileTypes: true });
+    for (const entry of entries)
+      if (entry.isFile() && /(?<!\.spec)\.ts$/.test(entry.name))
+        files.push(join(entry.parentPath, entry.name));
+  }
   return Promise.all(
-    files.map(
-      async (file) => [relative(root, file), await readFile(file, 'utf8')] as [string, string],
-    ),
+    files.map(async (file): Promise<Source> => [
+      relative(root, file),
+      await readFile(file, 'utf8'),
+    ]),
   );
 }
 
@@ -465,18 +515,21 @@ async function main(): Promise<void> {
   const root = resolve(__dirname, '..', '..');
   const command = parseCommand(process.argv.slice(2));
   const names = moduleNames(command.name);
-  await refuseTaken(root, names);
+  const sources = await readSources(root);
+  refuseTaken(root, names, sources);
   // The doors as compiled by the build `npm run generate:module` starts with.
   const doors = loadDoors(resolve(__dirname, '..', 'src'), featureFolders(root));
   const options: ModuleOptions = {
     ...command.options,
     reactsTo: resolveReactions(command.reactsTo, doorEvents(doors)),
   };
+  const files = moduleFiles(names, options);
+  refuseClashes(files, sources);
 
   const database = await scratchDatabase();
   const changes = new Changes(root);
   try {
-    for (const file of moduleFiles(names, options)) {
+    for (const file of files) {
       await changes.create(file);
       process.stdout.write(`Wrote ${file.path}\n`);
     }

@@ -38,7 +38,7 @@ type Kind = (typeof KINDS)[number];
 
 /** One handler of a module's provider. */
 export interface MappedHandler {
-  /** `CommissionLedger.agentsChanged`. */
+  /** `TestLedger.agentsChanged`. */
   readonly name: string;
   /** The event it handles; undefined for a batched reaction. */
   readonly event?: IntegrationEventType;

@@ -234,16 +234,16 @@ describe('the AsyncAPI document', () => {
       expect(Object.keys(served.channels).sort()).toEqual(
         [
           ...Object.keys(document.channels),
-          'commission.recomputed',
-          'commission.splits-changed',
+          'test-ledger.recomputed',
+          'test-ledger.splits-changed',
         ].sort(),
       );
       expect(served.components.messages).toMatchObject({
-        CommissionSplitsChanged: expect.any(Object) as unknown,
-        CommissionsRecomputed: expect.any(Object) as unknown,
+        TestLedgerSplitsChanged: expect.any(Object) as unknown,
+        TestLedgerRecomputed: expect.any(Object) as unknown,
       });
       // Declared (its module's file is loaded) but not mounted: not the application's event.
-      expect(Object.keys(document.channels)).not.toContain('commission.splits-changed');
+      expect(Object.keys(document.channels)).not.toContain('test-ledger.splits-changed');
     } finally {
       await withModule.close();
     }

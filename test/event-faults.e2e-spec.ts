@@ -10,7 +10,7 @@ import {
   TEST_BROKER_URL,
   uniqueExchange,
 } from './support/event-collector';
-import { COMMISSION_SPLITS_CHANGED } from './support/commission/commission.events';
+import { TEST_LEDGER_SPLITS_CHANGED } from './support/test-ledger/test-ledger.events';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { ServiceProcess, TemporaryDirectories } from './support/processes';
 import { describeOnMariaDb, relayIdle, RunningApp } from './support/test-app';
@@ -33,7 +33,7 @@ import { getAgentHistoryPath, UPDATE_AGENTS } from './support/update-agents-case
 /** How long the broker stays away in the outage test. */
 const OUTAGE_MS = 30_000;
 const EVENT_ENV = { EVENTS_POLL_MS: '100' };
-const SPLITS_CHANGED = COMMISSION_SPLITS_CHANGED.type;
+const SPLITS_CHANGED = TEST_LEDGER_SPLITS_CHANGED.type;
 /** The longest a write load runs, whatever befalls its test. */
 const LOAD_LIMIT_MS = 60_000;
 
@@ -724,7 +724,7 @@ for (const kind of testDatabaseKinds()) {
         await sleep(500);
         expect(
           collector.deliveries
-            .filter(({ event }) => !event.type.startsWith('property-sales.commission.'))
+            .filter(({ event }) => !event.type.startsWith('property-sales.test-ledger.'))
             .map(({ event }) => event.type),
         ).toEqual(['property-sales.data.imported', AGENTS_CHANGED.type]);
         expect(

@@ -9,9 +9,9 @@ import { DataSource } from 'typeorm';
 import { OutboxStore } from '../src/event-relay/outbox-store';
 import { apiKeyEntry } from './support/auth-credentials';
 import {
-  COMMISSION_SPLITS_CHANGED,
-  COMMISSIONS_RECOMPUTED,
-} from './support/commission/commission.events';
+  TEST_LEDGER_SPLITS_CHANGED,
+  TEST_LEDGER_RECOMPUTED,
+} from './support/test-ledger/test-ledger.events';
 import { TEST_BROKER_URL, uniqueExchange } from './support/event-collector';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { IMPORT_MAIN, runNode, startOnNewSqlite, TemporaryDirectories } from './support/processes';
@@ -36,8 +36,8 @@ const FEED = '/api/Events';
 const UPDATE = '/api/Transaction/UpdateAgents';
 const AGENTS_CHANGED = 'property-sales.transaction.agents-changed';
 const DATA_IMPORTED = 'property-sales.data.imported';
-const SPLITS_CHANGED = COMMISSION_SPLITS_CHANGED.type;
-const RECOMPUTED = COMMISSIONS_RECOMPUTED.type;
+const SPLITS_CHANGED = TEST_LEDGER_SPLITS_CHANGED.type;
+const RECOMPUTED = TEST_LEDGER_RECOMPUTED.type;
 /** The feed on, and other instances' commits looked for often, so the suite waits little. */
 const FEED_ON = { EVENTS_FEED: 'true', EVENTS_POLL_MS: '50' };
 
@@ -83,7 +83,7 @@ async function settle(context: SuiteContext): Promise<void> {
 }
 
 /**
- * The reacting module's CommissionSplitsChanged among `events`, as consequences of the AgentsChanged
+ * The reacting module's TestLedgerSplitsChanged among `events`, as consequences of the AgentsChanged
  * among them: each after the change it names (its transaction and row version), and one for every
  * transaction's last change (a step handling several changes of a transaction publishes its splits
  * after the last of them only).

@@ -224,7 +224,7 @@ describe('npm run generate:module, end to end', () => {
     GENERATE_MS,
   );
 
-  it('refuses an event no door exports, a taken name and an unknown option, changing nothing', async () => {
+  it("refuses an event no door exports, a taken name, a fixture's schema and an unknown option, changing nothing", async () => {
     const before = await readFile(join(copy, 'src', 'app.module.ts'), 'utf8');
     // The build of the runs before serves: only the refusal is run.
     const generator = join('dist', 'scripts', 'generate-module.js');
@@ -243,6 +243,15 @@ describe('npm run generate:module, end to end', () => {
     expect(taken).toEqual({
       code: 1,
       output: expect.stringContaining('src/survey exists already') as unknown,
+    });
+    // The reacting test fixture mounted in every suite declares the schema (and the table).
+    const fixture = await run(copy, process.execPath, [generator, 'TestLedgerSplit']);
+    expect(fixture).toEqual({
+      code: 1,
+      output: expect.stringContaining(
+        "src/test-ledger-split/dto/test-ledger-split.dto.ts would declare the wire schema 'TestLedgerSplit', " +
+          'which test/support/test-ledger/test-ledger.events.ts declares already',
+      ) as unknown,
     });
     const option = await run(copy, process.execPath, [generator, 'Payout', '--update', 'patch']);
     expect(option).toEqual({

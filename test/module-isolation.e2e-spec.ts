@@ -1,10 +1,10 @@
 import { type ModuleMetadata } from '@nestjs/common';
 import { FEATURE_MODULES } from '../src/app.module';
 import { DataImportModule } from '../src/data-import';
-import { COMMISSION_SPLITS_CHANGED } from './support/commission/commission.events';
+import { TEST_LEDGER_SPLITS_CHANGED } from './support/test-ledger/test-ledger.events';
 import { CATALOGUE, transactionRecord } from './support/fixtures';
 import { asJson, Scenario } from './support/scenario';
-import { CommissionModule } from './support/commission/commission.module';
+import { TestLedgerModule } from './support/test-ledger/test-ledger.module';
 import { RunningApp } from './support/test-app';
 
 type Feature = NonNullable<ModuleMetadata['imports']>[number];
@@ -29,7 +29,7 @@ async function routesOf(running: RunningApp): Promise<string[]> {
 describe('each feature module, mounted alone', () => {
   const all: { name: string; feature: Feature }[] = [
     ...FEATURE_MODULES.map((feature) => ({ name: feature.name, feature: feature as Feature })),
-    { name: 'CommissionModule (the reacting test module)', feature: CommissionModule },
+    { name: 'TestLedgerModule (the reacting test module)', feature: TestLedgerModule },
   ];
   let complete: string[];
 
@@ -82,7 +82,7 @@ describe('each feature module, mounted alone', () => {
             .send({ transaction_id: 7, financetype: 'Cash', managerid: 5 })
             .expect(204),
         )
-        .andWaitForEventOfType(COMMISSION_SPLITS_CHANGED)
+        .andWaitForEventOfType(TEST_LEDGER_SPLITS_CHANGED)
         .toArrive();
       expect(asJson(event.data)).toMatchObject({
         transaction_id: 7,

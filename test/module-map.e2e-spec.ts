@@ -7,10 +7,10 @@ import { loadAppConfig } from '../src/config/app-config';
 import { DATA_IMPORTED } from '../src/data-import';
 import { AGENTS_CHANGED } from '../src/transaction';
 import {
-  COMMISSION_SPLITS_CHANGED,
-  COMMISSIONS_RECOMPUTED,
-} from './support/commission/commission.events';
-import { CommissionModule } from './support/commission/commission.module';
+  TEST_LEDGER_SPLITS_CHANGED,
+  TEST_LEDGER_RECOMPUTED,
+} from './support/test-ledger/test-ledger.events';
+import { TestLedgerModule } from './support/test-ledger/test-ledger.module';
 import { EventHandlersModule, NOTIFICATION_SENT } from './support/event-handlers.module';
 import { REPO_ROOT } from './support/processes';
 
@@ -75,21 +75,21 @@ describe('the module map (npm run modules)', () => {
   });
 
   it("shows a mounted module's handlers and batched reactions, each with how it runs, and what it publishes", async () => {
-    const app = await startApp([CommissionModule, EventHandlersModule]);
+    const app = await startApp([TestLedgerModule, EventHandlersModule]);
     try {
       const map = moduleMap(app, REPO_ROOT, SOURCES);
-      const commission = map.modules.find(({ name }) => name === 'CommissionModule')!;
-      expect(commission.door).toBeUndefined();
-      expect(commission.publishes).toEqual([COMMISSION_SPLITS_CHANGED, COMMISSIONS_RECOMPUTED]);
-      expect(commission.handlers).toEqual([
+      const ledger = map.modules.find(({ name }) => name === 'TestLedgerModule')!;
+      expect(ledger.door).toBeUndefined();
+      expect(ledger.publishes).toEqual([TEST_LEDGER_SPLITS_CHANGED, TEST_LEDGER_RECOMPUTED]);
+      expect(ledger.handlers).toEqual([
         {
-          name: 'CommissionLedger.agentsChanged',
+          name: 'TestLedger.agentsChanged',
           event: AGENTS_CHANGED,
           how: 'after commit, in batches',
         },
-        { name: 'CommissionLedger.imported', event: DATA_IMPORTED, how: 'after commit' },
+        { name: 'TestLedger.imported', event: DATA_IMPORTED, how: 'after commit' },
         {
-          name: 'CommissionLedger.recompute',
+          name: 'TestLedger.recompute',
           how: 'batched reaction, up to 500 keys a batch',
         },
       ]);
@@ -106,9 +106,9 @@ describe('the module map (npm run modules)', () => {
       });
       const diagram = mermaidOf(map);
       expect(diagram).toContain(
-        'e_transaction_agents_changed -.->|"CommissionLedger.agentsChanged<br/>after commit, in batches"| m_CommissionModule',
+        'e_transaction_agents_changed -.->|"TestLedger.agentsChanged<br/>after commit, in batches"| m_TestLedgerModule',
       );
-      expect(diagram).toContain('m_CommissionModule -.->|publishes| e_commission_splits_changed');
+      expect(diagram).toContain('m_TestLedgerModule -.->|publishes| e_test_ledger_splits_changed');
     } finally {
       await app.close();
     }

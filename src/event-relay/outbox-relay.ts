@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -259,7 +259,11 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
           }),
           this.stopped,
         ]);
-      else if (!more && (await wakeup.wait(this.config.events.pollMs)) && !this.stopping)
+      // better-sqlite3 answers synchronously: steps run back to back (a recomputation's batches)
+      // would not let the event loop read a request until the last, and one taken between two steps
+      // queues for the connection ahead of the next.
+      else if (more) await this.giveWay();
+      else if ((await wakeup.wait(this.config.events.pollMs)) && !this.stopping)
         await this.gather();
     }
   }
@@ -271,6 +275,16 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
   private async gather(): Promise<void> {
     const until = performance.now() + LINGER_MS;
     do await sleep(GATHER_MS, undefined, { ref: false });
+    while (this.unitOfWork.poolUsage().waiting > 0 && performance.now() < until && !this.stopping);
+  }
+
+  /**
+   * One turn of the event loop, then more while units wait for a database connection, up to LINGER_MS:
+   * a request read in that turn goes before the next step, and so do its further units.
+   */
+  private async giveWay(): Promise<void> {
+    const until = performance.now() + LINGER_MS;
+    do await setImmediate();
     while (this.unitOfWork.poolUsage().waiting > 0 && performance.now() < until && !this.stopping);
   }
 

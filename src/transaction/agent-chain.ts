@@ -1,5 +1,8 @@
-/** The agents of a chain, by id: where ListTransactions looks for an agent_id. */
-export const AGENT_ID_FIELDS = [
+/**
+ * The roles of an agent chain, each named by its agent's id member: what a module paying or listing
+ * agents goes through (ListTransactions looks for an agent_id in each).
+ */
+export const AGENT_ROLES = [
   'brokerid',
   'directorid',
   'directorid_recruit',
@@ -9,9 +12,11 @@ export const AGENT_ID_FIELDS = [
   'salesagentid_recruit',
 ] as const;
 
+export type AgentRole = (typeof AGENT_ROLES)[number];
+
 /** The agent chain: the only members UpdateAgents writes (CONTRACT §8). */
 export const AGENT_CHAIN_FIELDS = [
-  ...AGENT_ID_FIELDS,
+  ...AGENT_ROLES,
   'brokername',
   'directorname',
   'directorname_recruit',

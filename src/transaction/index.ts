@@ -15,9 +15,11 @@ export {
 } from './transaction.queries';
 export {
   AGENT_CHAIN_FIELDS,
+  AGENT_ROLES,
   type AgentChainField,
   type AgentChainValue,
   type AgentChange,
+  type AgentRole,
 } from './agent-chain';
 
 // The events it publishes, and the records they and its queries carry.

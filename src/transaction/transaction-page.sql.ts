@@ -1,7 +1,7 @@
 import { type DataSource } from 'typeorm';
 import { type ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { type Statement } from '../common/statement';
-import { AGENT_ID_FIELDS } from './agent-chain';
+import { AGENT_ROLES } from './agent-chain';
 import { TransactionEntity } from './entities/transaction.entity';
 import { INT32_MIN } from '../wire';
 import { type PageRequest, type TransactionFilter } from './list-transactions.query';
@@ -76,7 +76,7 @@ export class TransactionPageSql {
     }
     const keys = key.map((column) => this.escape(column)).join(', ');
     const keyOrder = key.map((column) => `${this.escape(column)} ASC`).join(', ');
-    const branches = AGENT_ID_FIELDS.map((field) => {
+    const branches = AGENT_ROLES.map((field) => {
       const where = this.where([this.equals(field, filter.agentId), ...conditions]);
       const selectedKey = key.map((column) => this.column(column)).join(', ');
       return {

@@ -3,6 +3,6 @@
 import '../../src/node-version';
 import '../../src/tracing/tracing';
 import { serve } from '../../src/serve';
-import { CommissionModule } from './commission/commission.module';
+import { TestLedgerModule } from './test-ledger/test-ledger.module';
 
-void serve([CommissionModule]);
+void serve([TestLedgerModule]);

@@ -49,7 +49,7 @@ export class ScenarioModule {}
  *
  *   const event = await new Scenario(running.app)
  *     .stimulate(() => running.http.post(UPDATE).send(body).expect(204))
- *     .andWaitForEventOfType(COMMISSION_SPLITS_CHANGED)
+ *     .andWaitForEventOfType(TEST_LEDGER_SPLITS_CHANGED)
  *     .matching((event) => event.subject === '1001')
  *     .toArrive();
  *

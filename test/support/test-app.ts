@@ -9,7 +9,7 @@ import { ImportService } from '../../src/data-import/import.service';
 import { RequirementDto } from '../../src/requirement/dto/requirement.dto';
 import { TransactionDto } from '../../src/transaction/dto/transaction.dto';
 import { JsonCodec } from '../../src/wire';
-import { CommissionModule } from './commission/commission.module';
+import { TestLedgerModule } from './test-ledger/test-ledger.module';
 import { ScenarioModule } from './scenario';
 import {
   createTestDatabase,
@@ -27,7 +27,7 @@ export interface StartOptions {
    */
   readonly features?: ModuleMetadata['imports'];
   /**
-   * Whether the reacting test module (CommissionModule) is mounted: it is in every suite, so that
+   * Whether the reacting test module (TestLedgerModule) is mounted: it is in every suite, so that
    * each proves the service with a module that reacts to events and publishes its own. Off only where
    * a suite's subject is a service with nothing registered.
    */
@@ -69,7 +69,7 @@ export class RunningApp {
     const app = await createApp(config, {
       logger: false,
       modules: [
-        ...(reactor ? [CommissionModule] : []),
+        ...(reactor ? [TestLedgerModule] : []),
         ...(scenario ? [ScenarioModule] : []),
         ...modules,
       ],

@@ -1,7 +1,7 @@
 import { Entity, Index, OneToMany, PrimaryColumn, VersionColumn } from 'typeorm';
 import { WireColumns, type WireColumnsOf } from '../../database/wire-columns';
 import { TransactionDto } from '../dto/transaction.dto';
-import { AGENT_ID_FIELDS } from '../agent-chain';
+import { AGENT_ROLES } from '../agent-chain';
 import { TransactionRequirementEntity } from './transaction-requirement.entity';
 
 /**
@@ -9,7 +9,7 @@ import { TransactionRequirementEntity } from './transaction-requirement.entity';
  * page is a range of one index read in key order (see TransactionPageSql).
  */
 const ListingIndexes = (): ClassDecorator => (target) => {
-  for (const column of ['status', 'financetype', 'stamp', ...AGENT_ID_FIELDS])
+  for (const column of ['status', 'financetype', 'stamp', ...AGENT_ROLES])
     Index(`IDX_sales_transaction_${column}`, [column, 'transaction_id'])(target);
 };
 

@@ -1,8 +1,9 @@
+import { relative } from 'node:path';
 import { IntField } from './wire-fields';
 import { WireRecord, wireModelOf } from './wire-model';
 
 describe('WireRecord schema names', () => {
-  it('refuses a second class under a schema name already taken, naming both classes', () => {
+  it('refuses a second class under a schema name already taken, naming both classes and files', () => {
     @WireRecord({ name: 'Developer' })
     class DeveloperDto {
       @IntField() developer_id?: number | null;
@@ -15,8 +16,10 @@ describe('WireRecord schema names', () => {
       return DeveloperSummaryDto;
     };
 
+    const file = relative(process.cwd(), __filename);
     expect(declareSecond).toThrow(
-      "DeveloperSummaryDto and DeveloperDto are both declared as the wire schema 'Developer'",
+      `DeveloperSummaryDto (${file}) and DeveloperDto (${file}) are both declared as the wire ` +
+        "schema 'Developer'",
     );
     expect(wireModelOf(DeveloperDto).schemaName).toBe('Developer');
   });

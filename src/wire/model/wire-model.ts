@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { ApiSchema } from '@nestjs/swagger';
+import { relative, sep } from 'node:path';
+import { getCallSites } from 'node:util';
 import { type ExactDecimal } from '../values/exact-decimal';
 
 /**
@@ -94,6 +96,8 @@ export interface WireModel {
   readonly parameterName: string;
   /** Its component name in the OpenAPI document. */
   readonly schemaName: string;
+  /** The file that declares it, from the working directory: named when two claim one schema name. */
+  readonly file: string;
 }
 
 const MEMBERS = Symbol('wire:members');
@@ -116,6 +120,20 @@ export function registerWireMember(prototype: object, member: WireMember): void 
 
 function ordinalCompare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The file whose code applies the decorator: the first caller outside this file and the installed
+ * packages (Reflect.decorate), which is the class's own module, its path from the working directory.
+ */
+function declaringFile(): string {
+  // The first site is this function: this file as the source map names it (the .ts, or the .js).
+  const [own, ...callers] = getCallSites({ sourceMap: true });
+  const caller = callers.find(
+    ({ scriptName }) =>
+      scriptName !== own.scriptName && !scriptName.split(sep).includes('node_modules'),
+  );
+  return caller ? relative(process.cwd(), caller.scriptName) : 'an unknown file';
 }
 
 /** Declares a class as a wire model. Its members come from the field decorators on its properties. */
@@ -147,13 +165,15 @@ export function WireRecord(options: WireModelOptions): ClassDecorator {
       collectionName: `ArrayOf${options.name}`,
       parameterName: options.name.charAt(0).toLowerCase() + options.name.slice(1),
       schemaName: options.schemaName ?? options.name,
+      file: declaringFile(),
     };
     // The document keys schemas by name: a second class under a taken name would silently merge into it.
     const holder = DECLARED_MODELS.find((declared) => declared.schemaName === model.schemaName);
     if (holder) {
       throw new Error(
-        `${target.name} and ${holder.type.name} are both declared as the wire schema ` +
-          `'${model.schemaName}'; give one of them its own schemaName in @WireRecord.`,
+        `${target.name} (${model.file}) and ${holder.type.name} (${holder.file}) are both ` +
+          `declared as the wire schema '${model.schemaName}'; give one of them its own ` +
+          'schemaName in @WireRecord.',
       );
     }
     Reflect.defineMetadata(MODEL, model, type);

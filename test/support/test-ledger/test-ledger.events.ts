@@ -2,8 +2,8 @@ import { declareIntegrationEvent } from '../../../src/events/integration-event';
 import { DecimalField, IntField, ListField, TextField, WireRecord } from '../../../src/wire';
 
 /** One agent's share of a transaction's commission. */
-@WireRecord({ name: 'CommissionSplit' })
-export class CommissionSplitDto {
+@WireRecord({ name: 'TestLedgerSplit' })
+export class TestLedgerSplitDto {
   /** The agent chain's role: brokerid, directorid, salesagentid… */
   @TextField() role?: string | null;
   @IntField() agent_id?: number | null;
@@ -12,26 +12,26 @@ export class CommissionSplitDto {
 }
 
 /** A transaction's splits as they stand after a change of its agent chain: all of them, not a delta. */
-@WireRecord({ name: 'CommissionSplitsChanged' })
-export class CommissionSplitsChangedDto {
+@WireRecord({ name: 'TestLedgerSplitsChanged' })
+export class TestLedgerSplitsChangedDto {
   @IntField() transaction_id?: number | null;
   /** The transaction's row version the splits were computed from. */
   @IntField() row_version?: number | null;
-  @ListField(() => CommissionSplitDto) splits?: CommissionSplitDto[] | null;
+  @ListField(() => TestLedgerSplitDto) splits?: TestLedgerSplitDto[] | null;
 }
 
 /** What one batch of a recomputation did: the range of transactions it recomputed. */
-@WireRecord({ name: 'CommissionsRecomputed' })
-export class CommissionsRecomputedDto {
+@WireRecord({ name: 'TestLedgerRecomputed' })
+export class TestLedgerRecomputedDto {
   @IntField() transaction_id_from?: number | null;
   @IntField() transaction_id_to?: number | null;
   @IntField() transactions?: number | null;
 }
 
-export const COMMISSION_SPLITS_CHANGED = declareIntegrationEvent({
-  type: 'property-sales.commission.splits-changed',
-  routingKey: 'commission.splits-changed',
-  payload: CommissionSplitsChangedDto,
+export const TEST_LEDGER_SPLITS_CHANGED = declareIntegrationEvent({
+  type: 'property-sales.test-ledger.splits-changed',
+  routingKey: 'test-ledger.splits-changed',
+  payload: TestLedgerSplitsChangedDto,
   summary: "A transaction's commission splits changed.",
   description: 'Every split of the transaction, as recomputed after its agent chain changed.',
   subject: 'The transaction id, as text.',
@@ -43,10 +43,10 @@ export const COMMISSION_SPLITS_CHANGED = declareIntegrationEvent({
   exampleSubject: '1001',
 });
 
-export const COMMISSIONS_RECOMPUTED = declareIntegrationEvent({
-  type: 'property-sales.commission.recomputed',
-  routingKey: 'commission.recomputed',
-  payload: CommissionsRecomputedDto,
+export const TEST_LEDGER_RECOMPUTED = declareIntegrationEvent({
+  type: 'property-sales.test-ledger.recomputed',
+  routingKey: 'test-ledger.recomputed',
+  payload: TestLedgerRecomputedDto,
   summary: "A batch of transactions' commission splits was recomputed.",
   description: 'One batch of a recomputation (after an import): the ids it covered.',
   example: { transaction_id_from: 1, transaction_id_to: 500, transactions: 500 },

@@ -11,18 +11,20 @@ import { type Publish } from '../../../src/events/integration-event';
 import { BatchedReactions } from '../../../src/event-relay/batched-reactions';
 import {
   AGENTS_CHANGED,
+  AGENT_ROLES,
   type AgentChain,
+  type AgentRole,
   type AgentsChangedDto,
   TransactionQueries,
 } from '../../../src/transaction';
 import {
-  COMMISSION_SPLITS_CHANGED,
-  COMMISSIONS_RECOMPUTED,
-  type CommissionSplitDto,
-} from './commission.events';
+  TEST_LEDGER_SPLITS_CHANGED,
+  TEST_LEDGER_RECOMPUTED,
+  type TestLedgerSplitDto,
+} from './test-ledger.events';
 
 /** The commission rate of each role of the agent chain, of the selling price. */
-export const COMMISSION_RATES = {
+export const TEST_LEDGER_RATES = {
   brokerid: 0.01,
   directorid: 0.005,
   directorid_recruit: 0.0025,
@@ -30,27 +32,24 @@ export const COMMISSION_RATES = {
   managerid_recruit: 0.0025,
   salesagentid: 0.03,
   salesagentid_recruit: 0.0025,
-} as const satisfies Partial<Record<keyof AgentChain, number>>;
-
-type Role = keyof typeof COMMISSION_RATES;
-const ROLES = Object.keys(COMMISSION_RATES) as Role[];
+} as const satisfies Record<AgentRole, number>;
 
 /** The splits of a chain at a selling price: one per role with an agent. */
 export function splitsOf(
   chain: Partial<AgentChain>,
   sellingprice: number | null,
-): CommissionSplitDto[] {
-  return ROLES.filter((role) => chain[role] != null).map((role) => ({
+): TestLedgerSplitDto[] {
+  return AGENT_ROLES.filter((role) => chain[role] != null).map((role) => ({
     role,
     agent_id: chain[role] as number,
-    rate: COMMISSION_RATES[role],
+    rate: TEST_LEDGER_RATES[role],
     amount:
-      sellingprice === null ? null : Math.round(sellingprice * COMMISSION_RATES[role] * 100) / 100,
+      sellingprice === null ? null : Math.round(sellingprice * TEST_LEDGER_RATES[role] * 100) / 100,
   }));
 }
 
 /** Its table; a module's own table comes from its migrations, this test module's from its start. */
-export const COMMISSION_SPLIT_TABLE = `CREATE TABLE IF NOT EXISTS commission_split (
+export const TEST_LEDGER_TABLE = `CREATE TABLE IF NOT EXISTS test_ledger_split (
   transaction_id INT NOT NULL,
   role VARCHAR(32) NOT NULL,
   agent_id INT NULL,
@@ -65,7 +64,7 @@ export const COMMISSION_SPLIT_TABLE = `CREATE TABLE IF NOT EXISTS commission_spl
  * import, a batch of transactions at a time. It publishes what it changed.
  */
 @Injectable()
-export class CommissionLedger {
+export class TestLedger {
   constructor(
     private readonly transactions: TransactionQueries,
     private readonly reactions: BatchedReactions,
@@ -82,17 +81,20 @@ export class CommissionLedger {
     manager: EntityManager,
     publish: Publish,
   ): Promise<void> {
-    const changed = new Map<number, { chain: AgentsChangedDto; roles: Set<Role> }>();
+    const changed = new Map<number, { chain: AgentsChangedDto; roles: Set<AgentRole> }>();
     for (const { data } of events) {
-      const entry = changed.get(data.transaction_id!) ?? { chain: data, roles: new Set<Role>() };
+      const entry = changed.get(data.transaction_id!) ?? {
+        chain: data,
+        roles: new Set<AgentRole>(),
+      };
       entry.chain = data;
       for (const { field } of data.changes ?? [])
-        if (ROLES.includes(field as Role)) entry.roles.add(field as Role);
+        if (AGENT_ROLES.includes(field as AgentRole)) entry.roles.add(field as AgentRole);
       changed.set(data.transaction_id!, entry);
     }
     const amounts = await this.transactions.amountsOf([...changed.keys()]);
-    const kept: [number, CommissionSplitDto][] = [];
-    const dropped: [number, Role][] = [];
+    const kept: [number, TestLedgerSplitDto][] = [];
+    const dropped: [number, AgentRole][] = [];
     for (const [id, { chain, roles }] of changed) {
       const splits = splitsOf(chain, amounts.get(id)?.sellingprice ?? null);
       for (const role of roles) {
@@ -101,7 +103,7 @@ export class CommissionLedger {
         else dropped.push([id, role]);
       }
       publish({
-        type: COMMISSION_SPLITS_CHANGED,
+        type: TEST_LEDGER_SPLITS_CHANGED,
         subject: String(id),
         time: new Date(),
         data: { transaction_id: id, row_version: chain.row_version, splits },
@@ -109,7 +111,7 @@ export class CommissionLedger {
     }
     await this.upsert(manager, kept);
     for (const [id, role] of dropped)
-      await manager.query('DELETE FROM commission_split WHERE transaction_id = ? AND role = ?', [
+      await manager.query('DELETE FROM test_ledger_split WHERE transaction_id = ? AND role = ?', [
         id,
         role,
       ]);
@@ -119,7 +121,7 @@ export class CommissionLedger {
   async imported(event: ReceivedEvent<DataImportedDto>): Promise<void> {
     const from = event.data.transaction_id_from;
     // In this step's transaction: the recomputation starts if, and only if, it commits.
-    if (from != null) await this.reactions.start(CommissionLedger, 'recompute', from - 1);
+    if (from != null) await this.reactions.start(TestLedger, 'recompute', from - 1);
   }
 
   /** Recomputes the splits of every transaction after `after`, a batch at a time. */
@@ -136,7 +138,7 @@ export class CommissionLedger {
     );
     await this.store(manager, ids, splits);
     publish({
-      type: COMMISSIONS_RECOMPUTED,
+      type: TEST_LEDGER_RECOMPUTED,
       time: new Date(),
       data: {
         transaction_id_from: ids[0],
@@ -148,11 +150,11 @@ export class CommissionLedger {
   }
 
   /** The stored splits of a transaction, by role. */
-  async splitsOf(manager: EntityManager, transactionId: number): Promise<CommissionSplitDto[]> {
+  async splitsOf(manager: EntityManager, transactionId: number): Promise<TestLedgerSplitDto[]> {
     const rows = await manager.query<
       { role: string; agent_id: number; rate: string; amount: string | null }[]
     >(
-      'SELECT role, agent_id, rate, amount FROM commission_split WHERE transaction_id = ? ORDER BY role',
+      'SELECT role, agent_id, rate, amount FROM test_ledger_split WHERE transaction_id = ? ORDER BY role',
       [transactionId],
     );
     return rows.map((row) => ({
@@ -167,16 +169,16 @@ export class CommissionLedger {
   private async store(
     manager: EntityManager,
     ids: readonly number[],
-    splits: ReadonlyMap<number, readonly CommissionSplitDto[]>,
+    splits: ReadonlyMap<number, readonly TestLedgerSplitDto[]>,
   ): Promise<void> {
     await manager.query(
-      `DELETE FROM commission_split WHERE transaction_id IN (${ids.map(() => '?').join(', ')})`,
+      `DELETE FROM test_ledger_split WHERE transaction_id IN (${ids.map(() => '?').join(', ')})`,
       [...ids],
     );
     await this.upsert(
       manager,
       ids.flatMap((id) =>
-        (splits.get(id) ?? []).map((split): [number, CommissionSplitDto] => [id, split]),
+        (splits.get(id) ?? []).map((split): [number, TestLedgerSplitDto] => [id, split]),
       ),
     );
   }
@@ -184,7 +186,7 @@ export class CommissionLedger {
   /** Writes each split, replacing the one of its transaction and role, in one statement. */
   private async upsert(
     manager: EntityManager,
-    splits: readonly (readonly [number, CommissionSplitDto])[],
+    splits: readonly (readonly [number, TestLedgerSplitDto])[],
   ): Promise<void> {
     if (splits.length === 0) return;
     const update =
@@ -192,7 +194,7 @@ export class CommissionLedger {
         ? 'ON CONFLICT (transaction_id, role) DO UPDATE SET agent_id = excluded.agent_id, rate = excluded.rate, amount = excluded.amount'
         : 'ON DUPLICATE KEY UPDATE agent_id = VALUES(agent_id), rate = VALUES(rate), amount = VALUES(amount)';
     await manager.query(
-      `INSERT INTO commission_split (transaction_id, role, agent_id, rate, amount) VALUES ${splits
+      `INSERT INTO test_ledger_split (transaction_id, role, agent_id, rate, amount) VALUES ${splits
         .map(() => '(?, ?, ?, ?, ?)')
         .join(', ')} ${update}`,
       splits.flatMap(([id, split]) => [id, split.role, split.agent_id, split.rate, split.amount]),
