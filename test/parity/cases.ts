@@ -23,11 +23,11 @@ export interface ParityCase {
 }
 
 const UPDATE_AGENTS = '/api/Transaction/UpdateAgents';
-const GET_REQUIREMENTS = '/api/Requirement/GetRequirements';
+export const GET_REQUIREMENTS = '/api/Requirement/GetRequirements';
 const GET_TRANSACTION = '/api/Transaction/GetTransaction';
 const XML_NAMESPACE = 'http://schemas.datacontract.org/2004/07/PropertySales.Models';
-const XML_INSTANCE = 'http://www.w3.org/2001/XMLSchema-instance';
-const FORM = 'application/x-www-form-urlencoded';
+export const XML_INSTANCE = 'http://www.w3.org/2001/XMLSchema-instance';
+export const FORM = 'application/x-www-form-urlencoded';
 
 // ------------------------------------------------------------------------------------------------
 // Builders
@@ -36,7 +36,7 @@ const FORM = 'application/x-www-form-urlencoded';
 /** A member's value as a body format spells it: raw text, or null. */
 type Spelled = string | null;
 type Item = Readonly<Record<string, Spelled>>;
-type Members = Readonly<Record<string, Spelled | readonly Item[]>>;
+export type Members = Readonly<Record<string, Spelled | readonly Item[]>>;
 
 const ordinal = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -44,7 +44,7 @@ const ordinal = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * DataContractSerializer's shape: members in ordinal order, nil as `i:nil`, lists wrapped. The
  * namespace `null` leaves the default namespace out.
  */
-function xmlOf(members: Members, namespace: string | null = XML_NAMESPACE): string {
+export function xmlOf(members: Members, namespace: string | null = XML_NAMESPACE): string {
   const element = (name: string, value: Members[string]): string => {
     if (value === null) return `<${name} i:nil="true" />`;
     if (typeof value === 'string') return `<${name}>${value}</${name}>`;
@@ -66,7 +66,7 @@ function xmlOf(members: Members, namespace: string | null = XML_NAMESPACE): stri
 }
 
 /** jQuery-style form text; null as an empty value; lists in the bracket or dot syntax. */
-function formOf(members: Members, dots = false): string {
+export function formOf(members: Members, dots = false): string {
   const pairs: string[] = [];
   for (const [name, value] of Object.entries(members)) {
     if (value === null || typeof value === 'string') {
@@ -105,9 +105,9 @@ function membersOf(record: JsonRecord): Members {
   );
 }
 
-type Case = Omit<ParityCase, 'group'>;
+export type Case = Omit<ParityCase, 'group'>;
 
-const post = (
+export const post = (
   name: string,
   contentType: string | undefined,
   body: string,
@@ -124,7 +124,7 @@ const post = (
 });
 
 /** A body sent in another encoding than UTF-8. */
-const encoded = (
+export const encoded = (
   name: string,
   contentType: string,
   body: string,
@@ -134,17 +134,17 @@ const encoded = (
   return { name, request: { ...request, encoding } };
 };
 
-const get = (name: string, path: string, headers: Record<string, string> = {}): Case => ({
+export const get = (name: string, path: string, headers: Record<string, string> = {}): Case => ({
   name,
   request: { method: 'GET', path, headers },
 });
 
-const readBack = (name: string, id: number): Case => ({
+export const readBack = (name: string, id: number): Case => ({
   ...get(`${name}: read back`, `${GET_TRANSACTION}/${id}`, { Accept: 'application/json' }),
   record: 'changed',
 });
 
-const inGroup = (group: string, cases: readonly Case[]): ParityCase[] =>
+export const inGroup = (group: string, cases: readonly Case[]): ParityCase[] =>
   cases.map((parityCase) => ({ ...parityCase, group }));
 
 const BASE: Members = { transaction_id: '1004', financetype: 'Cash' };
@@ -580,7 +580,7 @@ const RULE_CASES: readonly [string, Members][] = [
 // Effects: what UpdateAgents wrote, read back
 // ------------------------------------------------------------------------------------------------
 
-const CHAIN: Members = {
+export const CHAIN: Members = {
   brokerid: '501',
   brokername: 'Parity Broker',
   directorid: '502',
@@ -602,7 +602,10 @@ const chainJson = (id: number, brokername: string) =>
   JSON.stringify({ ...BASE, transaction_id: id, ...CHAIN, brokername });
 
 /** Writes a body, then reads the record back: the effect, compared member by member. */
-const writeAndReadBack = (write: Case, id: number): Case[] => [write, readBack(write.name, id)];
+export const writeAndReadBack = (write: Case, id: number): Case[] => [
+  write,
+  readBack(write.name, id),
+];
 
 /** A record as the legacy served it (an earlier GetTransaction case), posted back whole. */
 const postBack = (name: string, contentType: string, from: string, id: number): Case[] => [
@@ -672,6 +675,9 @@ const MORE_ACCEPTS = [
   'application/json;q=0.001',
   'application/xml; q=0.8; charset=utf-8, text/json; q=0.7',
 ];
+
+// Imported here, after the builders: the case files build their cases from them as they load.
+import { XML_NEGOTIATION_CASES } from './cases-xml-negotiation';
 
 export const PARITY_CASES: readonly ParityCase[] = [
   // Read before anything changed them: the stored records as the legacy serves them, posted back below.
@@ -1585,4 +1591,5 @@ export const PARITY_CASES: readonly ParityCase[] = [
     ),
     post('form a locked transaction', FORM, formOf({ ...BASE, transaction_id: '1005' })),
   ]),
+  ...XML_NEGOTIATION_CASES,
 ];
