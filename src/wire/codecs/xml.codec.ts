@@ -57,6 +57,8 @@ interface OpenElement {
   nilAttribute?: NilAttribute;
   /** The namespace prefixes it declares, when it declares any. */
   prefixes?: Map<string, string>;
+  /** Whether its declarations are in scope, which they are from its first child on. */
+  inScope?: boolean;
   children?: XmlElement[];
 }
 
@@ -127,6 +129,8 @@ class XmlTreeReader {
     position: true,
   });
   private readonly open: OpenElement[] = [];
+  /** The namespaces each declared prefix names, innermost last, among the open elements. */
+  private readonly bindings = new Map<string, string[]>();
   private elements = 0;
   private root: XmlElement | undefined;
 
@@ -146,6 +150,8 @@ class XmlTreeReader {
       if (++this.elements > quotas.maxElements)
         refuse(`The request body holds more than ${quotas.maxElements} elements.`);
       this.checkName(name);
+      // The parent's start tag is whole now: its declarations scope this element.
+      if (open.length > 0) this.enterScope(open[open.length - 1]);
       open.push({ name: localName(name), text: '', attributes: 0, nil: false });
     });
     parser.on('attribute', ({ name, value }) => {
@@ -204,12 +210,20 @@ class XmlTreeReader {
       refuse(`The request body has a name longer than ${this.quotas.maxNameLength} characters.`);
   }
 
-  /** The namespace a prefix names where the element being closed stands; undefined when undeclared. */
-  private namespaceOf(prefix: string, element: OpenElement): string | undefined {
-    let found = element.prefixes?.get(prefix);
-    for (let at = this.open.length - 1; found === undefined && at >= 0; at--)
-      found = this.open[at].prefixes?.get(prefix);
-    return found;
+  /** Brings an element's declarations into scope, once: each is bound and unbound once. */
+  private enterScope(element: OpenElement): void {
+    if (!element.prefixes || element.inScope) return;
+    element.inScope = true;
+    for (const [prefix, namespace] of element.prefixes) {
+      const bound = this.bindings.get(prefix);
+      if (bound) bound.push(namespace);
+      else this.bindings.set(prefix, [namespace]);
+    }
+  }
+
+  private leaveScope(element: OpenElement): void {
+    if (!element.inScope) return;
+    for (const prefix of element.prefixes?.keys() ?? []) this.bindings.get(prefix)?.pop();
   }
 
   /**
@@ -219,8 +233,10 @@ class XmlTreeReader {
    */
   private close(open: OpenElement): void {
     const { nilAttribute } = open;
-    if (nilAttribute && this.namespaceOf(nilAttribute.prefix, open) === XML_SCHEMA_INSTANCE)
+    this.enterScope(open);
+    if (nilAttribute && this.bindings.get(nilAttribute.prefix)?.at(-1) === XML_SCHEMA_INSTANCE)
       open.nil = nilOf(nilAttribute.value);
+    this.leaveScope(open);
     open.children ??= NO_CHILDREN;
     const element = open as XmlElement;
     const parent = this.open[this.open.length - 1];
