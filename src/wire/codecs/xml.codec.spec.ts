@@ -168,6 +168,22 @@ describe('XmlCodec reading', () => {
     expect(brokername(element)).toBe(value);
   });
 
+  it('resolves a nil prefix in the scope of the element, not of a sibling or a closed one', () => {
+    expect(
+      decode(
+        `<Transaction><a xmlns:x="${XSI}"><b x:nil="true" /></a>` +
+          '<brokername x:nil="true">NN</brokername><financetype>Cash</financetype></Transaction>',
+      ),
+    ).toEqual({ brokername: 'NN', financetype: 'Cash' });
+    expect(
+      decode(
+        `<Transaction xmlns:x="${XSI}"><brokername x:nil="true">NN</brokername>` +
+          '<requirements xmlns:x="urn:other"><RequirementAcquisition x:nil="true" /></requirements>' +
+          '<financetype>Cash</financetype></Transaction>',
+      ),
+    ).toEqual({ brokername: null, requirements: [{}], financetype: 'Cash' });
+  });
+
   it.each(['TRUE', 'yes', '', 'True'])('refuses i:nil="%s", which is no xsd:boolean', (nil) => {
     expect(() => brokername(`<brokername i:nil="${nil}">NN</brokername>`)).toThrow(
       MalformedBodyError,
