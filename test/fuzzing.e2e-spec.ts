@@ -926,6 +926,8 @@ function withoutAgentChain(transaction: Record<string, unknown>): Record<string,
   );
 }
 
+const UTF16_CHARSET = /charset=utf-16(?![\w-])/i;
+
 describe('the negotiation table the fuzzing judges by', () => {
   it("gives every Accept header and request type it has the legacy's recorded answer, but where CONTRACT differs on purpose", () => {
     const deliberate = new Set(DELIBERATE_DIFFERENCES.flatMap((difference) => difference.cases));
@@ -934,6 +936,13 @@ describe('the negotiation table the fuzzing judges by', () => {
       const headers: Record<string, string | undefined> = Object.fromEntries(
         Object.entries(request.headers).map(([header, value]) => [header.toLowerCase(), value]),
       );
+      // The table is of media types; an answer's encoding, which these headers may change, is the
+      // parity suite's to judge (the fuzzing never sends them).
+      if (
+        headers['accept-charset'] !== undefined ||
+        UTF16_CHARSET.test(headers['content-type'] ?? '')
+      )
+        return [];
       const tabled = tabledAnswerType(
         legacy.status >= 400 ? 'error' : 'success',
         headers.accept,

@@ -23,11 +23,11 @@ export interface ParityCase {
 }
 
 const UPDATE_AGENTS = '/api/Transaction/UpdateAgents';
-const GET_REQUIREMENTS = '/api/Requirement/GetRequirements';
+export const GET_REQUIREMENTS = '/api/Requirement/GetRequirements';
 const GET_TRANSACTION = '/api/Transaction/GetTransaction';
 const XML_NAMESPACE = 'http://schemas.datacontract.org/2004/07/PropertySales.Models';
-const XML_INSTANCE = 'http://www.w3.org/2001/XMLSchema-instance';
-const FORM = 'application/x-www-form-urlencoded';
+export const XML_INSTANCE = 'http://www.w3.org/2001/XMLSchema-instance';
+export const FORM = 'application/x-www-form-urlencoded';
 
 // ------------------------------------------------------------------------------------------------
 // Builders
@@ -36,7 +36,7 @@ const FORM = 'application/x-www-form-urlencoded';
 /** A member's value as a body format spells it: raw text, or null. */
 type Spelled = string | null;
 type Item = Readonly<Record<string, Spelled>>;
-type Members = Readonly<Record<string, Spelled | readonly Item[]>>;
+export type Members = Readonly<Record<string, Spelled | readonly Item[]>>;
 
 const ordinal = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -44,7 +44,7 @@ const ordinal = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * DataContractSerializer's shape: members in ordinal order, nil as `i:nil`, lists wrapped. The
  * namespace `null` leaves the default namespace out.
  */
-function xmlOf(members: Members, namespace: string | null = XML_NAMESPACE): string {
+export function xmlOf(members: Members, namespace: string | null = XML_NAMESPACE): string {
   const element = (name: string, value: Members[string]): string => {
     if (value === null) return `<${name} i:nil="true" />`;
     if (typeof value === 'string') return `<${name}>${value}</${name}>`;
@@ -66,7 +66,7 @@ function xmlOf(members: Members, namespace: string | null = XML_NAMESPACE): stri
 }
 
 /** jQuery-style form text; null as an empty value; lists in the bracket or dot syntax. */
-function formOf(members: Members, dots = false): string {
+export function formOf(members: Members, dots = false): string {
   const pairs: string[] = [];
   for (const [name, value] of Object.entries(members)) {
     if (value === null || typeof value === 'string') {
@@ -134,12 +134,12 @@ export const encoded = (
   return { name, request: { ...request, encoding } };
 };
 
-const get = (name: string, path: string, headers: Record<string, string> = {}): Case => ({
+export const get = (name: string, path: string, headers: Record<string, string> = {}): Case => ({
   name,
   request: { method: 'GET', path, headers },
 });
 
-const readBack = (name: string, id: number): Case => ({
+export const readBack = (name: string, id: number): Case => ({
   ...get(`${name}: read back`, `${GET_TRANSACTION}/${id}`, { Accept: 'application/json' }),
   record: 'changed',
 });
@@ -679,6 +679,7 @@ const MORE_ACCEPTS = [
 // Imported here, after the builders: the case files build their cases from them as they load.
 import { FORM_CASES } from './cases-forms';
 import { JSON_CLIENT_CASES } from './cases-json';
+import { XML_NEGOTIATION_CASES } from './cases-xml-negotiation';
 
 export const PARITY_CASES: readonly ParityCase[] = [
   // Read before anything changed them: the stored records as the legacy serves them, posted back below.
@@ -1594,4 +1595,5 @@ export const PARITY_CASES: readonly ParityCase[] = [
   ]),
   ...FORM_CASES,
   ...JSON_CLIENT_CASES,
+  ...XML_NEGOTIATION_CASES,
 ];

@@ -40,6 +40,7 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
       'DELETE /api/Requirement/GetRequirements',
       'PUT /api/Requirement/GetRequirements',
       'OPTIONS /api/Requirement/GetRequirements',
+      'DELETE GetRequirements, Accept-Charset utf-16',
     ],
     behaviour: 'The `Allow` header of a 405 on a GET route',
     legacy: '`Allow: GET`',
@@ -335,15 +336,5 @@ export const DELIBERATE_DIFFERENCES: readonly DeliberateDifference[] = [
     decided: 'CONTRACT §9',
     legacyAnswer: { status: 200 },
     answer: { status: 304, body: '' },
-  },
-  {
-    cases: ['GetRequirements, Accept-Charset utf-16'],
-    behaviour: 'A response for `Accept-Charset: utf-16`',
-    legacy: 'UTF-16 with a byte order mark',
-    ours: 'UTF-8, as every response',
-    why: 'Every client reads the declared charset; cached bytes are kept in one encoding.',
-    decided: 'README (CONTRACT §2: `; charset=utf-8`)',
-    legacyAnswer: { status: 200, contentType: 'application/json; charset=utf-16' },
-    answer: { status: 200, contentType: 'application/json; charset=utf-8' },
   },
 ];

@@ -21,8 +21,10 @@ export interface ParityAnswer {
   readonly contentType: string | null;
   /** The Allow header of a 405. */
   readonly allow?: string;
-  /** A success body, as text. */
+  /** A success body, as text, without its byte order mark. */
   readonly body?: string;
+  /** The body began with a byte order mark (a UTF-16 answer). */
+  readonly byteOrderMark?: true;
   /** An error's legacy `Message`, with the service's own base URL taken out. */
   readonly message?: string;
   /** An error's ModelState keys, sorted. */
@@ -32,10 +34,10 @@ export interface ParityAnswer {
 interface RawAnswer {
   readonly status: number;
   readonly headers: Record<string, string | string[] | undefined>;
-  readonly text: string;
+  readonly bytes: Buffer;
 }
 
-/** Sends the request byte for byte as described; the answer's body read as UTF-8. */
+/** Sends the request byte for byte as described; the answer's body as it came. */
 function send(baseUrl: string, request: ParityRequest): Promise<RawAnswer> {
   const { hostname, port } = new URL(baseUrl);
   const body =
@@ -52,7 +54,7 @@ function send(baseUrl: string, request: ParityRequest): Promise<RawAnswer> {
           resolve({
             status: response.statusCode ?? 0,
             headers: response.headers,
-            text: Buffer.concat(chunks).toString('utf8'),
+            bytes: Buffer.concat(chunks),
           });
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', answered);
@@ -105,17 +107,28 @@ function legacyError(text: string): { message?: string; keys: string[] } {
   }
 }
 
+/** A body's text in the charset its Content-Type declares (UTF-16 or UTF-8), and its byte order mark. */
+function bodyText(bytes: Buffer, contentType: string | null): { text: string; bom: boolean } {
+  const decoded = bytes.toString(/charset=utf-16/i.test(contentType ?? '') ? 'utf16le' : 'utf8');
+  const bom = decoded.startsWith('\uFEFF');
+  return { text: bom ? decoded.slice(1) : decoded, bom };
+}
+
 /** Sends a request and reduces the answer to what the suite compares. */
 export async function exchange(baseUrl: string, request: ParityRequest): Promise<ParityAnswer> {
-  const { status, headers, text } = await send(baseUrl, request);
+  const { status, headers, bytes } = await send(baseUrl, request);
   const contentType = typeof headers['content-type'] === 'string' ? headers['content-type'] : null;
   const allow = typeof headers.allow === 'string' ? headers.allow : undefined;
-  if (status < 400) return { status, contentType, ...(allow && { allow }), body: text };
+  const { text, bom } = bodyText(bytes, contentType);
+  const byteOrderMark = bom && { byteOrderMark: true as const };
+  if (status < 400)
+    return { status, contentType, ...(allow && { allow }), ...byteOrderMark, body: text };
   const { message, keys } = legacyError(text);
   return {
     status,
     contentType,
     ...(allow && { allow }),
+    ...byteOrderMark,
     message: message?.replaceAll(baseUrl, ''),
     modelStateKeys: [...new Set(keys)].sort(),
   };

@@ -28,7 +28,7 @@ const ANSWER_BY_REQUEST_TYPE: Readonly<Record<string, string>> = {
 const ACCEPT_TABLE: ReadonlyArray<
   readonly [accept: string | undefined, success: Outcome, error?: Outcome]
 > = [
-  // No Accept, or one naming nothing written here; q=0 refuses, an empty q drops its range.
+  // No Accept, or one naming nothing written here; q=0 refuses.
   [undefined, BY_REQUEST_TYPE],
   ['', BY_REQUEST_TYPE],
   ['text/html', BY_REQUEST_TYPE],
@@ -64,10 +64,14 @@ const ACCEPT_TABLE: ReadonlyArray<
   ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', APPLICATION_XML],
   // q=0 refuses a type, and leaves a wildcard to name it.
   ['application/json;q=0, */*', APPLICATION_JSON],
-  // A q as .NET read it: text is no q, more than 1 outranks 1, an empty one drops the range.
+  // A q as .NET read it: text is no q, more than 1 outranks 1, `.2` is 0.2.
   ['application/xml;q=abc, application/json;q=0.5', APPLICATION_XML],
   ['application/xml;q=1.5, application/json', APPLICATION_XML],
-  ['application/xml;q=, application/json;q=0.9', APPLICATION_JSON],
+  ['application/json;q=.2, application/xml;q=0.3', APPLICATION_XML],
+  // One item .NET could not parse (an empty q, a bare `*`): the header counts as absent.
+  ['application/xml;q=, application/json;q=0.9', BY_REQUEST_TYPE],
+  ['application/xml, foo/bar/baz', BY_REQUEST_TYPE],
+  ['text/html, image/gif, image/jpeg, *; q=.2, */*; q=.2', BY_REQUEST_TYPE],
 ];
 
 /** The Accept headers the table answers for. */

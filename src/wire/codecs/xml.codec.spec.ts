@@ -134,6 +134,68 @@ describe('XmlCodec reading', () => {
     });
   });
 
+  // Each element below was sent to the legacy service (its twin), and the value is what it stored.
+  const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
+  const brokername = (element: string) =>
+    decode(`<Transaction xmlns:i="${XSI}">${element}<financetype>Cash</financetype></Transaction>`)
+      .brokername;
+
+  it.each([
+    ['<brokername xml:space="preserve">   </brokername>', '   '],
+    ['<brokername xmlns:x="urn:x"> \t </brokername>', ' \t '],
+    ['<brokername note="x">  </brokername>', '  '],
+    ['<brokername i:nil="false">  </brokername>', '  '],
+    [
+      '<brokername i:type="x:string" xmlns:x="http://www.w3.org/2001/XMLSchema">  </brokername>',
+      '  ',
+    ],
+    ['<brokername>   </brokername>', '   '],
+    ['<brokername>&#32;&#10;</brokername>', ' \n'],
+    ['<brokername>a\r\nb</brokername>', 'a\nb'],
+    ['<brokername>a&#13;b</brokername>', 'a\rb'],
+    ['<brokername> <!-- c --> </brokername>', '  '],
+    ['<brokername>  <![CDATA[ a ]]>  </brokername>', '   a   '],
+    ['<brokername />', ''],
+    ['<brokername></brokername>', ''],
+    ['<brokername nil="true">NN</brokername>', 'NN'],
+    ['<brokername xmlns:i="urn:other" i:nil="true">NN</brokername>', 'NN'],
+    ['<brokername x:nil="true">NN</brokername>', 'NN'],
+    ['<brokername i:nil="0">NN</brokername>', 'NN'],
+    [`<brokername xmlns:x="${XSI}" x:nil="true">NN</brokername>`, null],
+    ['<brokername i:nil=" true ">NN</brokername>', null],
+    ['<brokername i:nil="1">NN</brokername>', null],
+  ])('reads %j as %j', (element, value) => {
+    expect(brokername(element)).toBe(value);
+  });
+
+  it('resolves a nil prefix in the scope of the element, not of a sibling or a closed one', () => {
+    expect(
+      decode(
+        `<Transaction><a xmlns:x="${XSI}"><b x:nil="true" /></a>` +
+          '<brokername x:nil="true">NN</brokername><financetype>Cash</financetype></Transaction>',
+      ),
+    ).toEqual({ brokername: 'NN', financetype: 'Cash' });
+    expect(
+      decode(
+        `<Transaction xmlns:x="${XSI}"><brokername x:nil="true">NN</brokername>` +
+          '<requirements xmlns:x="urn:other"><RequirementAcquisition x:nil="true" /></requirements>' +
+          '<financetype>Cash</financetype></Transaction>',
+      ),
+    ).toEqual({ brokername: null, requirements: [{}], financetype: 'Cash' });
+  });
+
+  it.each(['TRUE', 'yes', '', 'True'])('refuses i:nil="%s", which is no xsd:boolean', (nil) => {
+    expect(() => brokername(`<brokername i:nil="${nil}">NN</brokername>`)).toThrow(
+      MalformedBodyError,
+    );
+    expect(() =>
+      decode(
+        `<Transaction xmlns:i="${XSI}"><financetype>Cash</financetype><requirements>` +
+          `<RequirementAcquisition i:nil="${nil}" /></requirements></Transaction>`,
+      ),
+    ).toThrow(MalformedBodyError);
+  });
+
   it('reads a character reference to any code point, as the legacy did, and no further', () => {
     expect(decode('<Transaction><brokername>a&#1;b&#0;c&#x1F;</brokername></Transaction>')).toEqual(
       { brokername: 'a\u0001b\u0000c\u001f' },

@@ -22,25 +22,43 @@ import {
 } from '../model/steps';
 import { describeValue } from '../model/wire-fields';
 import { encodeLocalName } from './xml-names';
+import { trimXmlSpace } from '../values/white-space';
 
 export const XML_MEDIA_TYPES = ['application/xml', 'text/xml'] as const;
 export const XML_SCHEMA_INSTANCE = 'http://www.w3.org/2001/XMLSchema-instance';
 
-/** One parsed element: its text, whether it is `i:nil`, and its child elements in order. */
+/**
+ * Whether an element is nil, as DataContractSerializer read its `nil` attribute in the XML Schema
+ * instance namespace: `true` or `1`; `false`, `0` or no such attribute is not; any other value (`TRUE`,
+ * `yes`) failed the read, and is kept here to be reported.
+ */
+type Nil = boolean | { readonly unreadable: string };
+
+/** One parsed element: its text, whether it is nil, and its child elements in order. */
 interface XmlElement {
   readonly name: string;
   readonly text: string;
-  readonly nil: boolean;
+  readonly nil: Nil;
   readonly children: readonly XmlElement[];
+}
+
+/** A `nil` attribute as written, its prefix resolved once the element's declarations are all read. */
+interface NilAttribute {
+  readonly prefix: string;
+  readonly value: string;
 }
 
 /** An element being read, which becomes the XmlElement itself once closed. */
 interface OpenElement {
   readonly name: string;
   text: string;
-  cdata: boolean;
   attributes: number;
-  nil: boolean;
+  nil: Nil;
+  nilAttribute?: NilAttribute;
+  /** The namespace prefixes it declares, when it declares any. */
+  prefixes?: Map<string, string>;
+  /** Whether its declarations are in scope, which they are from its first child on. */
+  inScope?: boolean;
   children?: XmlElement[];
 }
 
@@ -51,18 +69,21 @@ const localName = (name: string) => name.slice(name.indexOf(':') + 1);
 /** Text is handed to the parser in slices: the points where reading may pause. */
 const WRITE_SLICE = 16 * 1024;
 const BLANK = /^\s*$/;
-const NIL_TRUE = new Set(['true', '1']);
+const XSD_BOOLEAN: Readonly<Record<string, boolean>> = {
+  true: true,
+  '1': true,
+  false: false,
+  '0': false,
+};
 
-/**
- * The element as the codec has always read it: its text and CDATA as sent, except that white space
- * alone is no text in an element that also has attributes or child elements.
- */
-function closed(open: OpenElement): XmlElement {
-  const children = (open.children ??= NO_CHILDREN);
-  if (!open.cdata && (open.attributes > 0 || children.length > 0) && BLANK.test(open.text))
-    open.text = '';
-  return open as XmlElement;
+/** An `i:nil` value read as XmlConvert.ToBoolean read it. */
+function nilOf(value: string): Nil {
+  const word = trimXmlSpace(value);
+  return Object.hasOwn(XSD_BOOLEAN, word) ? XSD_BOOLEAN[word] : { unreadable: value };
 }
+
+const unreadableNil = (element: XmlElement, nil: { readonly unreadable: string }) =>
+  `The value '${nil.unreadable}' is not valid for the i:nil of ${element.name}.`;
 
 type ParserOptions = { xmlns: false; position: true };
 const NUMERIC_REFERENCE = /^#(?:x([0-9a-f]+)|([0-9]+))$/i;
@@ -108,6 +129,8 @@ class XmlTreeReader {
     position: true,
   });
   private readonly open: OpenElement[] = [];
+  /** The namespaces each declared prefix names, innermost last, among the open elements. */
+  private readonly bindings = new Map<string, string[]>();
   private elements = 0;
   private root: XmlElement | undefined;
 
@@ -127,13 +150,9 @@ class XmlTreeReader {
       if (++this.elements > quotas.maxElements)
         refuse(`The request body holds more than ${quotas.maxElements} elements.`);
       this.checkName(name);
-      open.push({
-        name: localName(name),
-        text: '',
-        cdata: false,
-        attributes: 0,
-        nil: false,
-      });
+      // The parent's start tag is whole now: its declarations scope this element.
+      if (open.length > 0) this.enterScope(open[open.length - 1]);
+      open.push({ name: localName(name), text: '', attributes: 0, nil: false });
     });
     parser.on('attribute', ({ name, value }) => {
       const element = open[open.length - 1];
@@ -142,9 +161,14 @@ class XmlTreeReader {
           `The request body has an element with more than ${quotas.maxAttributes} attributes.`,
         );
       this.checkName(name);
-      // Read without namespace processing, attributes are plain text. The last one named nil,
-      // whatever its prefix, decides; xsd:boolean: `true` or `1`.
-      if (localName(name) === 'nil') element.nil = NIL_TRUE.has(value.trim());
+      // Read without namespace processing (any prefix may be left undeclared), the declarations and
+      // a prefixed nil are kept for the element's close, when its prefix can be resolved.
+      const colon = name.indexOf(':');
+      if (colon < 0) return;
+      const prefix = name.slice(0, colon);
+      const local = name.slice(colon + 1);
+      if (prefix === 'xmlns') (element.prefixes ??= new Map()).set(local, value);
+      else if (local === 'nil') element.nilAttribute = { prefix, value };
     });
     parser.on('closetag', () => this.close(open.pop() as OpenElement));
     parser.on('text', (text) => {
@@ -153,9 +177,7 @@ class XmlTreeReader {
       else if (!BLANK.test(text)) refuse('The request body has text outside its root element.');
     });
     parser.on('cdata', (text) => {
-      const element = open[open.length - 1];
-      element.text += text;
-      element.cdata = true;
+      open[open.length - 1].text += text;
     });
     parser.on('error', (error) =>
       refuse(`The request body is not well-formed XML: ${error.message}`),
@@ -188,8 +210,35 @@ class XmlTreeReader {
       refuse(`The request body has a name longer than ${this.quotas.maxNameLength} characters.`);
   }
 
+  /** Brings an element's declarations into scope, once: each is bound and unbound once. */
+  private enterScope(element: OpenElement): void {
+    if (!element.prefixes || element.inScope) return;
+    element.inScope = true;
+    for (const [prefix, namespace] of element.prefixes) {
+      const bound = this.bindings.get(prefix);
+      if (bound) bound.push(namespace);
+      else this.bindings.set(prefix, [namespace]);
+    }
+  }
+
+  private leaveScope(element: OpenElement): void {
+    if (!element.inScope) return;
+    for (const prefix of element.prefixes?.keys() ?? []) this.bindings.get(prefix)?.pop();
+  }
+
+  /**
+   * The element as DataContractSerializer read it: its text, CDATA and white space as sent, and nil
+   * only by a `nil` attribute whose prefix names the XML Schema instance namespace (`nil="true"`
+   * alone, or `i:nil` with `i` bound elsewhere, is no nil).
+   */
   private close(open: OpenElement): void {
-    const element = closed(open);
+    const { nilAttribute } = open;
+    this.enterScope(open);
+    if (nilAttribute && this.bindings.get(nilAttribute.prefix)?.at(-1) === XML_SCHEMA_INSTANCE)
+      open.nil = nilOf(nilAttribute.value);
+    this.leaveScope(open);
+    open.children ??= NO_CHILDREN;
+    const element = open as XmlElement;
     const parent = this.open[this.open.length - 1];
     if (!parent) {
       this.root = element;
@@ -277,15 +326,19 @@ function bind(
   model.readMembers.forEach((member, index) => {
     const child = found[index];
     if (!child) return;
-    if (child.nil) bound[member.name] = null;
+    if (child.nil === true) bound[member.name] = null;
+    else if (child.nil !== false) unreadable.push(unreadableNil(child, child.nil));
     else if (member.kind === 'list' && child.text.trim() === '') {
       const itemModel = wireModelOf(member.item());
       const itemsUnreadable: Unreadable = [];
       unreadable.push(itemsUnreadable);
       const items = child.children.filter((child) => child.name === itemModel.name);
-      bound[member.name] = bindList(member.name, items, (item) =>
-        (item as XmlElement).nil ? null : bind(itemModel, item as XmlElement, itemsUnreadable),
-      );
+      bound[member.name] = bindList(member.name, items, (item) => {
+        const { nil } = item as XmlElement;
+        if (nil === false) return bind(itemModel, item as XmlElement, itemsUnreadable);
+        if (nil !== true) itemsUnreadable.push(unreadableNil(item as XmlElement, nil));
+        return null;
+      });
     } else if (member.kind === 'list' || child.children.length > 0) {
       // Markup where a value belongs, or text where a list belongs.
       unreadable.push(`The element '${member.name}' is not valid for ${member.name}.`);
@@ -335,7 +388,8 @@ function plainMembers(element: XmlElement): PlainRecord {
 }
 
 function plainValue(element: XmlElement): unknown {
-  if (element.nil) return null;
+  if (element.nil === true) return null;
+  if (element.nil !== false) refuse(unreadableNil(element, element.nil));
   return element.children.length === 0 ? element.text : plainMembers(element);
 }
 
@@ -358,7 +412,7 @@ export class XmlCollectionReader {
       if (element.name !== model.name) return;
       this.recordsRead++;
       this.binding = true;
-      if (element.nil) throw new MalformedBodyError('The record is nil.');
+      if (element.nil !== false) throw new MalformedBodyError('The record is nil.');
       this.ready.push(runSteps(bindRecord(model, element)));
       this.binding = false;
     });
@@ -455,7 +509,8 @@ export class XmlCodec implements WireReader, WireWriter {
       parseRoot(text, IMPORT_QUOTAS, undefined, (element, rootName) => {
         checkRoot(rootName);
         if (element.name !== model.name) return;
-        if (element.nil) throw new MalformedBodyError(`Record ${records.length + 1} is nil.`);
+        if (element.nil !== false)
+          throw new MalformedBodyError(`Record ${records.length + 1} is nil.`);
         records.push(runSteps(bindRecord(model, element)));
       }),
     );

@@ -37,7 +37,7 @@ export interface CacheLookups {
   misses: number;
 }
 
-/** The latest representation of each versioned body in each media type. */
+/** The latest representation of each versioned body in each media type and encoding. */
 @Injectable()
 export class RepresentationCache {
   private readonly entries = new Map<
@@ -47,12 +47,13 @@ export class RepresentationCache {
   /** By versioned body key (`requirements`): counted for the metrics. */
   readonly lookups = new Map<string, CacheLookups>();
 
+  /** The body's representation in `variant`, its media type and encoding, encoded by `encode`. */
   get(
     body: VersionedBody<object>,
-    mediaType: string,
-    encode: (value: object) => string,
+    variant: string,
+    encode: (value: object) => Buffer,
   ): Promise<Representation> {
-    const key = `${body.key} ${mediaType}`;
+    const key = `${body.key} ${variant}`;
     const cached = this.entries.get(key);
     let lookups = this.lookups.get(body.key);
     if (!lookups) {
@@ -66,8 +67,8 @@ export class RepresentationCache {
     lookups.misses++;
     // Concurrent misses share one load and one serialization.
     const representation = body.load().then(({ version, value }): Representation => {
-      const text = encode(value);
-      const built = { bytes: Buffer.from(text), etag: strongEtagOf(text) };
+      const bytes = encode(value);
+      const built = { bytes, etag: strongEtagOf(bytes) };
       this.entries.set(key, { version, representation: Promise.resolve(built) });
       return built;
     });

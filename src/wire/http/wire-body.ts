@@ -46,7 +46,10 @@ const MEDIA_TYPE = new RegExp(`^${WS}(${TOKEN})${WS}/${WS}(${TOKEN})${WS}((?:${P
 export interface RequestMediaType {
   /** Lower case, without parameters. */
   readonly type: string;
+  /** The charset parameter's value, unquoted: what the body is decoded by. */
   readonly charset?: string;
+  /** The same as written, quotes included, as .NET's MediaTypeHeaderValue.CharSet gave it. */
+  readonly declaredCharset?: string;
 }
 
 /**
@@ -65,6 +68,7 @@ export function requestContentType(request: IncomingMessage): RequestMediaType |
   return {
     type: `${match[1]}/${match[2]}`.toLowerCase(),
     charset: charset?.startsWith('"') ? charset.slice(1, -1).replace(/\\(.)/g, '$1') : charset,
+    declaredCharset: charset,
   };
 }
 

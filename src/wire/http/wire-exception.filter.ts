@@ -10,11 +10,16 @@ import { type Request, type Response } from 'express';
 import { DomainError } from '../../common/domain-error';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { recordFailure } from '../../logging/logging.module';
-import { requestMediaType } from './wire-body';
+import { requestContentType } from './wire-body';
 import { errorBodyOf, httpErrorBodyOf, INTERNAL_ERROR } from '../codecs/error-bodies';
 import { type WireErrorBody } from '../codecs/wire-codec';
 import { WireRequestError } from '../model/wire-errors';
-import { NEGOTIATED_BY, WireFormats } from './wire-negotiation';
+import {
+  encodeResponse,
+  NEGOTIATED_WITH_CHARSET_BY,
+  responseCharset,
+  WireFormats,
+} from './wire-negotiation';
 import { RouteMethods } from './route-methods';
 import { settleUnreadBody } from './unread-body';
 
@@ -68,15 +73,19 @@ export class WireExceptionFilter implements ExceptionFilter {
       return;
     }
     settleUnreadBody(request, response, this.config.connections);
-    const format = this.formats.forError(request.headers.accept, requestMediaType(request));
+    const contentType = requestContentType(request);
+    const format = this.formats.forError(request.headers.accept, contentType?.type);
+    const charset = responseCharset(request.get('Accept-Charset'), contentType?.declaredCharset);
     response.status(body.status);
     for (const [name, value] of Object.entries(headers ?? {})) response.setHeader(name, value);
-    response.setHeader('Content-Type', `${format.mediaType}; charset=utf-8`);
-    response.setHeader('Vary', NEGOTIATED_BY);
+    response.setHeader('Content-Type', `${format.mediaType}; charset=${charset}`);
+    response.setHeader('Vary', NEGOTIATED_WITH_CHARSET_BY);
     const requestId = (request as { id?: unknown }).id;
-    response.send(
-      format.writer.encodeError(typeof requestId === 'string' ? { ...body, requestId } : body),
+    const text = format.writer.encodeError(
+      typeof requestId === 'string' ? { ...body, requestId } : body,
     );
+    // Bytes, which Express sends as they are: given text, it would declare UTF-8 again.
+    response.send(encodeResponse(text, charset));
   }
 
   private describe(exception: unknown, request: Request): DescribedError {

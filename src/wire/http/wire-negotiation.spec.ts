@@ -1,6 +1,6 @@
 import { JsonCodec } from '../codecs/json.codec';
 import { type WireWriter } from '../codecs/wire-codec';
-import { WireFormats } from './wire-negotiation';
+import { encodeResponse, responseCharset, WireFormats } from './wire-negotiation';
 
 /** A second writer after JSON, as Web API's XML formatter follows its JSON one. */
 const xmlLikeWriter: WireWriter = {
@@ -174,5 +174,65 @@ describe('WireFormats with JSON and a second writer after it', () => {
     expect(responseType(undefined, '*/*')).toBe('application/json');
     expect(responseType(undefined, 'image/*')).toBe('application/json');
     expect(formats.forError(undefined, 'text/*').mediaType).toBe('text/json');
+  });
+});
+
+describe('WireFormats with an Accept header .NET could not parse', () => {
+  const json = new JsonCodec();
+  const formats = new WireFormats([json], [json, xmlLikeWriter]);
+
+  it('negotiates as if there were none: on the request media type, else JSON', () => {
+    expect(formats.forResponse('application/xml, foo/bar/baz', undefined).mediaType).toBe(
+      'application/json',
+    );
+    expect(formats.forResponse('application/xml, *; q=.2', 'text/xml').mediaType).toBe('text/xml');
+    expect(formats.forError('application/json, *', 'application/xml').mediaType).toBe(
+      'application/xml',
+    );
+  });
+
+  it('reads a q of .2 as 0.2', () => {
+    expect(
+      formats.forResponse('application/json;q=.2, application/xml;q=0.3', undefined).mediaType,
+    ).toBe('application/xml');
+  });
+});
+
+// Each expectation is what the legacy service (its twin) answered.
+describe('responseCharset, as Web API chose the response encoding', () => {
+  it.each([
+    [undefined, undefined, 'utf-8'],
+    ['utf-16', undefined, 'utf-16'],
+    ['UTF-16', undefined, 'utf-16'],
+    ['utf-8;q=0.1, utf-16', undefined, 'utf-16'],
+    ['utf-16;q=0.1, utf-8', undefined, 'utf-8'],
+    ['ISO-8859-1,utf-8;q=0.7,*;q=0.7', undefined, 'utf-8'],
+    ['ISO-8859-1,utf-16;q=0.7,*;q=0.7', undefined, 'utf-16'],
+    ['*;q=0.5, utf-16;q=0.5', undefined, 'utf-16'],
+    ['*;q=0.6, utf-16;q=0.5', undefined, 'utf-8'],
+    ['utf-16;q=0', undefined, 'utf-8'],
+    ['utf-16;q=0, *', undefined, 'utf-8'],
+    ['utf-8;q=0, utf-16;q=0', 'utf-16', 'utf-16'],
+    ['unicodeFFFE', undefined, 'utf-8'],
+    ['utf-16be', undefined, 'utf-8'],
+    ['utf-16;q=.5, utf-8;q=0.4', undefined, 'utf-8'],
+    [undefined, 'utf-16', 'utf-16'],
+    [undefined, 'UTF-16', 'utf-16'],
+    [undefined, '"utf-16"', 'utf-8'],
+    [undefined, 'iso-8859-1', 'utf-8'],
+    ['utf-8', 'utf-16', 'utf-8'],
+    ['iso-8859-1', 'utf-16', 'utf-16'],
+    ['utf-16;q=abc', 'utf-8', 'utf-8'],
+  ])('Accept-Charset %j, request charset %j: %s', (acceptCharset, requestCharset, charset) => {
+    expect(responseCharset(acceptCharset, requestCharset)).toBe(charset);
+  });
+});
+
+describe('encodeResponse', () => {
+  it('writes UTF-8 without a byte order mark, UTF-16 little-endian after one', () => {
+    expect(encodeResponse('{"a":"é"}', 'utf-8')).toEqual(Buffer.from('{"a":"é"}'));
+    expect(encodeResponse('<é/>', 'utf-16')).toEqual(
+      Buffer.from([0xff, 0xfe, 0x3c, 0, 0xe9, 0, 0x2f, 0, 0x3e, 0]),
+    );
   });
 });

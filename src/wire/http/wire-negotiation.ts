@@ -1,31 +1,47 @@
 import { type WireReader, type WireResponseFormat, type WireWriter } from '../codecs/wire-codec';
+import { type MediaRange, parseAccept, parseAcceptCharset } from './header-lists';
 
 /** The request headers a response's format depends on, for `Vary`. */
 export const NEGOTIATED_BY = 'Accept, Content-Type';
+/** The same for the legacy's routes, whose encoding also follows `Accept-Charset`. */
+export const NEGOTIATED_WITH_CHARSET_BY = 'Accept, Accept-Charset, Content-Type';
 
-interface MediaRange {
-  readonly type: string;
-  readonly subtype: string;
-  readonly q: number;
+/** The encodings Web API's JSON and XML formatters wrote, by .NET's WebName; the first by default. */
+const RESPONSE_CHARSETS = ['utf-8', 'utf-16'] as const;
+export type ResponseCharset = (typeof RESPONSE_CHARSETS)[number];
+
+const supportedCharset = (label: string | undefined): ResponseCharset | undefined =>
+  RESPONSE_CHARSETS.find((charset) => charset === label?.toLowerCase());
+
+/**
+ * The response's encoding, as Web API's negotiator chose it: the Accept-Charset items by q (on a tie,
+ * in header order, `*` last) and the first that names a supported encoding, or `*` for the default,
+ * unless its q is 0; else the request Content-Type's charset when it names one (quotes are not
+ * taken off: `"utf-16"` names none), on a GET too; else UTF-8. An unreadable header counts as absent.
+ */
+export function responseCharset(
+  acceptCharset: string | undefined,
+  requestCharset: string | undefined,
+): ResponseCharset {
+  const ranges = acceptCharset === undefined ? [] : (parseAcceptCharset(acceptCharset) ?? []);
+  const sorted = ranges
+    .map((range, index) => ({ ...range, index, any: range.charset === '*' }))
+    .sort((a, b) => b.q - a.q || Number(a.any) - Number(b.any) || a.index - b.index);
+  for (const { charset, q, any } of sorted) {
+    if (q === 0) continue;
+    const chosen = any ? RESPONSE_CHARSETS[0] : supportedCharset(charset);
+    if (chosen) return chosen;
+  }
+  return supportedCharset(requestCharset) ?? RESPONSE_CHARSETS[0];
 }
 
-function parseAccept(header: string): MediaRange[] {
-  const ranges: MediaRange[] = [];
-  for (const part of header.split(',')) {
-    const [essence, ...parameters] = part.split(';');
-    const [type, subtype] = essence.trim().toLowerCase().split('/');
-    if (!type || !subtype) continue;
-    let q = 1;
-    for (const parameter of parameters) {
-      const [name, value] = parameter.split('=').map((text) => text.trim());
-      // As .NET read a q: a number as it is (1.5 outranks 1), an empty one dropping the range, any
-      // other text as no q at all.
-      if (name.toLowerCase() === 'q')
-        q = !value ? 0 : /^\d+(?:\.\d*)?$/.test(value) ? Number(value) : 1;
-    }
-    ranges.push({ type, subtype, q });
-  }
-  return ranges;
+const UTF16_BYTE_ORDER_MARK = Buffer.from([0xff, 0xfe]);
+
+/** A response body's bytes: UTF-16 as .NET's UnicodeEncoding wrote it, little-endian after a BOM. */
+export function encodeResponse(text: string, charset: ResponseCharset): Buffer {
+  return charset === 'utf-8'
+    ? Buffer.from(text)
+    : Buffer.concat([UTF16_BYTE_ORDER_MARK, Buffer.from(text, 'utf16le')]);
 }
 
 /** How closely a range names a media type: 2 exactly, 1 by `type/*`, 0 by `*\/*`, -1 not at all. */
@@ -155,10 +171,10 @@ export class WireFormats {
   }
 
   /**
-   * The format the Accept header prefers; when it accepts nothing written here, or is absent, the
-   * request's own media type (`Content-Type: text/xml` gets XML, on a GET too), or for a range the
-   * first type written here that it names (`text/*` gets `text/json`), as Web API matched it; else
-   * JSON.
+   * The format the Accept header prefers; when it accepts nothing written here, or is absent or
+   * unreadable, the request's own media type (`Content-Type: text/xml` gets XML, on a GET too), or
+   * for a range the first type written here that it names (`text/*` gets `text/json`), as Web API
+   * matched it; else JSON.
    */
   private choose(
     writers: readonly WriterTypes[],
@@ -166,8 +182,9 @@ export class WireFormats {
     requestMediaType: string | undefined,
   ): WireResponseFormat {
     const requestRange = requestMediaType === undefined ? undefined : asRange(requestMediaType);
+    const ranges = accept === undefined ? undefined : parseAccept(accept);
     return (
-      (accept ? bestForAccept(writers, parseAccept(accept)) : undefined) ??
+      (ranges ? bestForAccept(writers, ranges) : undefined) ??
       (requestRange &&
         this.responseFormats.find(({ mediaType }) => specificity(requestRange, mediaType) >= 0)) ??
       this.responseFormats[0]

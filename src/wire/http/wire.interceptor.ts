@@ -11,10 +11,15 @@ import { Reflector } from '@nestjs/core';
 import { type Request, type Response } from 'express';
 import { map, type Observable } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { RawWireBody, readWireBody, requestContentType } from './wire-body';
+import { RawWireBody, readWireBody, requestContentType, type RequestMediaType } from './wire-body';
 import { MalformedBodyError, RequestValidationError } from '../model/wire-errors';
 import { wireModelOf } from '../model/wire-model';
-import { NEGOTIATED_BY, WireFormats } from './wire-negotiation';
+import {
+  encodeResponse,
+  NEGOTIATED_WITH_CHARSET_BY,
+  responseCharset,
+  WireFormats,
+} from './wire-negotiation';
 import { WIRE_RESPONSE, type WireResponseOptions } from '../openapi/wire-response.decorator';
 import { RepresentationCache, strongEtagOf, VersionedBody } from './versioned-body';
 
@@ -99,7 +104,7 @@ export class WireInterceptor implements NestInterceptor {
     const results = next.handle();
     if (!declared) return results;
     return results.pipe(
-      map((result: unknown) => this.write(request, response, declared, contentType?.type, result)),
+      map((result: unknown) => this.write(request, response, declared, contentType, result)),
     );
   }
 
@@ -118,18 +123,20 @@ export class WireInterceptor implements NestInterceptor {
     request: Request,
     response: Response,
     declared: WireResponseOptions,
-    requestMediaType: string | undefined,
+    contentType: RequestMediaType | undefined,
     result: unknown,
   ): unknown {
     if (result === undefined || result === null) return result;
-    const format = this.formats.forResponse(request.headers.accept, requestMediaType);
-    const encode = (value: object) => format.writer.encode(wireModelOf(declared.type), value);
-    response.setHeader('Content-Type', `${format.mediaType}; charset=utf-8`);
-    response.setHeader('Vary', NEGOTIATED_BY);
+    const format = this.formats.forResponse(request.headers.accept, contentType?.type);
+    const charset = responseCharset(request.get('Accept-Charset'), contentType?.declaredCharset);
+    const encode = (value: object) =>
+      encodeResponse(format.writer.encode(wireModelOf(declared.type), value), charset);
+    response.setHeader('Content-Type', `${format.mediaType}; charset=${charset}`);
+    response.setHeader('Vary', NEGOTIATED_WITH_CHARSET_BY);
     const conditional = request.method === 'GET' || request.method === 'HEAD';
     if (result instanceof VersionedBody) {
       return this.representations
-        .get(result as VersionedBody<object>, format.mediaType, encode)
+        .get(result as VersionedBody<object>, `${format.mediaType} ${charset}`, encode)
         .then((cached) => {
           if (conditional) response.setHeader('ETag', cached.etag);
           // The cached bytes, as they are; WireExpressAdapter answers 304 when the client holds them.
@@ -137,7 +144,7 @@ export class WireInterceptor implements NestInterceptor {
         });
     }
     // Bytes, which WireExpressAdapter sends as they are: Express would parse the Content-Type again.
-    const bytes = Buffer.from(encode(result));
+    const bytes = encode(result);
     // WireExpressAdapter answers 304 when an If-None-Match names the ETag set here.
     if (conditional && !response.hasHeader('ETag')) response.setHeader('ETag', strongEtagOf(bytes));
     return bytes;
