@@ -98,7 +98,6 @@ function createHttpLogger(logger: Logger, redaction: QueryRedaction): RequestHan
 /** Routes of the health probes, whose successes are logged at debug. */
 const PROBES = '/health/';
 
-
 /** The service's one logger, on stdout: requests, start-up, shutdown, and the framework's own lines. */
 export function createRootLogger(config: Pick<AppConfig, 'logLevel' | 'prettyLogs'>): Logger {
   return pino({

@@ -205,16 +205,17 @@ describe('webhook targets', () => {
           },
         ),
       );
-      // Work of the thread pool's: it ends in milliseconds unless the look-ups hold its threads.
+      // Work of the thread pool's: it ends in milliseconds unless the look-ups hold its threads, which
+      // would keep it waiting their whole second (the margin is for a loaded machine).
       await Promise.all([
         readFile(__filename),
         ...Array.from({ length: 8 }, () => promisify(pbkdf2)('secret', 'salt', 1000, 32, 'sha256')),
       ]);
-      expect(Date.now() - started).toBeLessThan(250);
+      expect(Date.now() - started).toBeLessThan(700);
       expect(settled).toEqual([]);
       for (const lookUp of lookUps)
         await expect(lookUp).rejects.toThrow("The url's host silent.test does not resolve.");
-      expect(Math.max(...settled)).toBeLessThan(1000 + 250);
+      expect(Math.max(...settled)).toBeLessThan(1000 + 1000);
     });
 
     it('refuses at delivery a connection to a name that resolves to a private address, without connecting', async () => {
