@@ -196,12 +196,15 @@ describe('webhook targets', () => {
       const started = Date.now();
       const settled: number[] = [];
       // More hanging look-ups than the thread pool has threads (4), each given 1 s.
-      const lookUps = Array.from({ length: 16 }, () =>
+      const refusals = Array.from({ length: 16 }, () =>
         checkTarget('https://silent.test/in', STRICT, resolver(1000)).then(
-          () => settled.push(Date.now() - started),
+          () => {
+            settled.push(Date.now() - started);
+            return undefined;
+          },
           (error: Error) => {
             settled.push(Date.now() - started);
-            throw error;
+            return error.message;
           },
         ),
       );
@@ -211,10 +214,12 @@ describe('webhook targets', () => {
         readFile(__filename),
         ...Array.from({ length: 8 }, () => promisify(pbkdf2)('secret', 'salt', 1000, 32, 'sha256')),
       ]);
-      expect(Date.now() - started).toBeLessThan(700);
-      expect(settled).toEqual([]);
-      for (const lookUp of lookUps)
-        await expect(lookUp).rejects.toThrow("The url's host silent.test does not resolve.");
+      const poolDone = Date.now() - started;
+      expect({ poolDone, settled }).toEqual({ poolDone: expect.any(Number), settled: [] });
+      expect(poolDone).toBeLessThan(700);
+      expect(await Promise.all(refusals)).toEqual(
+        Array.from({ length: 16 }, () => "The url's host silent.test does not resolve."),
+      );
       expect(Math.max(...settled)).toBeLessThan(1000 + 1000);
     });
 
