@@ -22,7 +22,11 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['docs/examples/*.mjs', 'test/support/*.reporter.js'],
+          allowDefaultProject: [
+            'docs/examples/*.mjs',
+            'test/support/*.reporter.js',
+            'scripts/*.cjs',
+          ],
         },
         tsconfigRootDir: import.meta.dirname,
       },
@@ -62,9 +66,11 @@ export default tseslint.config(
     },
   },
   {
-    // Jest's reporters: CommonJS run by Jest as it stands, typed through JSDoc.
-    files: ['test/support/*.reporter.js'],
-    languageOptions: { globals: { module: 'writable', process: 'readonly' } },
+    // Jest's reporters and npm's checks: CommonJS run as it stands, typed through JSDoc.
+    files: ['test/support/*.reporter.js', 'scripts/*.cjs'],
+    languageOptions: { globals: { module: 'writable', process: 'readonly', require: 'readonly' } },
+    // CommonJS is what runs on any Node.js before the install: require is its import.
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     files: ['**/*.spec.ts', 'test/**/*.ts'],

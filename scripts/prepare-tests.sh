@@ -5,16 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The same one line as the service on another Node.js (src/node-version.ts), before anything runs.
-node -e '
-  const { engines } = require("./package.json");
-  const [major, minor] = engines.node.replace("^", "").split(".").map(Number);
-  const [runningMajor, runningMinor] = process.versions.node.split(".").map(Number);
-  if (runningMajor !== major || runningMinor < minor) {
-    console.error(`npm test needs Node.js ${major}.${minor} or a later ${major} release; this is Node.js ${process.versions.node}. Install it with nvm (nvm install, which reads .nvmrc), fnm (fnm use) or Volta (volta install node@${major}).`);
-    process.exit(1);
-  }
-'
+# On another Node.js, the one line that says which release to install, before anything runs.
+node scripts/check-node.cjs
 
 databases="${TEST_DATABASES:-sqlite,mariadb}"
 with_mariadb=false

@@ -1,3 +1,6 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { engines } from '../package.json';
 import { nodeVersionProblem } from './node-version';
 
 describe('nodeVersionProblem', () => {
@@ -31,5 +34,30 @@ describe('nodeVersionProblem', () => {
 
   it('refuses a range it cannot read rather than letting every version through', () => {
     expect(() => nodeVersionProblem('24.11.0', '>=24')).toThrow(/not a caret range/);
+  });
+});
+
+describe('scripts/check-node.cjs, which npm start and npm test run before anything else', () => {
+  const check = (running: string) =>
+    spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `Object.defineProperty(process.versions, 'node', { value: '${running}' }); require('./scripts/check-node.cjs');`,
+      ],
+      { cwd: join(__dirname, '..'), encoding: 'utf8' },
+    );
+
+  it.each(['20.20.2', '22.21.0', '24.10.9', '25.0.0'])(
+    'stops Node.js %s with the one line the service prints',
+    (running) => {
+      const { status, stderr } = check(running);
+      expect(status).toBe(1);
+      expect(stderr).toBe(`${nodeVersionProblem(running, engines.node)}\n`);
+    },
+  );
+
+  it.each(['24.11.0', '24.22.3'])('lets Node.js %s go on, saying nothing', (running) => {
+    expect(check(running)).toMatchObject({ status: 0, stderr: '' });
   });
 });
