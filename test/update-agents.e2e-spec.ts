@@ -231,7 +231,7 @@ describeOnEachDatabase('POST Transaction/UpdateAgents', (context) => {
           async ({ patch, modelState, unreadable }) => {
             const body = transactionBody(VALIDATED, withMarker(patch));
             const response = await probe.expectUnchanged(VALIDATED, () => post(body));
-            expectInvalid(format, response, format.refusal(modelState, unreadable));
+            expectInvalid(format, response, format.refusal(modelState, unreadable, body));
           },
         );
 
@@ -659,10 +659,11 @@ describeOnEachDatabase('POST Transaction/UpdateAgents', (context) => {
           key: 'transaction.brokername',
           field: 'brokername',
         },
+        // Json.NET read the object's first member as the list's first item, and failed there.
         {
           title: 'an object for requirements',
           patch: { requirements: { requirement_id: 11 } },
-          key: 'transaction.requirements',
+          key: 'transaction.requirements.requirement_id',
           field: 'requirements',
         },
         {

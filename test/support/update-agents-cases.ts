@@ -59,7 +59,11 @@ export interface BodyFormat {
   /** Whether member names bind case-sensitively: in XML only; Json.NET and forms ignore case. */
   readonly caseSensitiveNames: boolean;
   /** The ModelState of a refused body: its rule violations and values the format could not read. */
-  readonly refusal: (rules: ModelState, unreadable: readonly Unreadable[]) => ModelState;
+  readonly refusal: (
+    rules: ModelState,
+    unreadable: readonly Unreadable[],
+    body: WireBody,
+  ) => ModelState;
 }
 
 /** A value of a body that its format cannot convert to the member's type. */
@@ -77,16 +81,30 @@ const memberRefusal = (rules: ModelState, unreadable: readonly Unreadable[]): Mo
 });
 
 /**
- * Json.NET: where its reader failed, the legacy reported the whole record as well, and the list
- * holding the item it failed in (`transaction.requirements`).
+ * Json.NET: where its reader failed on a value, it failed again on the member sent next and lost it,
+ * reported under that member's name with the same message; after the record's last member, on the
+ * record (`transaction`); after an item's last member, on the list holding it and the record.
  */
-const jsonRefusal = (rules: ModelState, unreadable: readonly Unreadable[]): ModelState => {
+const jsonRefusal = (
+  rules: ModelState,
+  unreadable: readonly Unreadable[],
+  body: WireBody,
+): ModelState => {
   const refusal = memberRefusal(rules, unreadable);
+  const report = (key: string, message: string) =>
+    (refusal[key] = [...(refusal[key] ?? []), message]);
   for (const { key, message, stopsJsonReader } of unreadable) {
     if (!stopsJsonReader) continue;
-    const list = /^(.*)\[\d+\]\./.exec(key)?.[1];
-    for (const enclosing of ['transaction', ...(list ? [list] : [])])
-      refusal[enclosing] = [...(refusal[enclosing] ?? []), message];
+    const [, list, index, name] = /^transaction\.(?:(\w+)\[(\d+)\]\.)?(\w+)$/.exec(key)!;
+    const container = (list ? (body[list] as WireBody[])[Number(index)] : body) as WireBody;
+    // As JSON.stringify writes them: a member without a value is not sent.
+    const sent = Object.keys(container).filter((member) => container[member] !== undefined);
+    const next = sent[sent.indexOf(name) + 1];
+    const prefix = list ? `transaction.${list}[${index}]` : 'transaction';
+    if (next !== undefined) report(`${prefix}.${next}`, message);
+    else
+      for (const enclosing of ['transaction', ...(list ? [`transaction.${list}`] : [])])
+        report(enclosing, message);
   }
   return refusal;
 };
