@@ -269,6 +269,32 @@ describeOnEachDatabase(
       expect(answer.headers['cache-control']).toBe('no-store');
     });
 
+    it('answers every reader waiting, at one position or another, once an event commits', async () => {
+      const last = await newestId(context);
+      // Readers at the same position and limit share one read and its body; another limit is
+      // another answer.
+      const waiting = [
+        ...Array.from({ length: 100 }, () => feedPath(last, 'timeout=20000')),
+        ...Array.from({ length: 10 }, () => feedPath(last, 'timeout=20000&limit=1')),
+      ].map((path) => context.http.get(path).then((answer) => answer));
+      await sleep(300);
+      await update({ transaction_id: 2, brokerid: 78 });
+      const answers = await Promise.all(waiting);
+
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        const [change] = eventsOf(answer);
+        expect([change.type, change.subject, change.data.brokerid]).toEqual([
+          AGENTS_CHANGED,
+          '2',
+          78,
+        ]);
+      }
+      expect(answers.slice(100).map((answer) => eventsOf(answer).length)).toEqual(
+        answers.slice(100).map(() => 1),
+      );
+    });
+
     it('answers an empty page when nothing commits within the timeout', async () => {
       const last = await newestId(context);
       const started = Date.now();

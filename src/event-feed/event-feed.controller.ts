@@ -102,6 +102,6 @@ export class EventFeedController {
       'Cache-Control',
       page.full ? `private, max-age=${FULL_PAGE_MAX_AGE_SECONDS}, immutable` : 'no-store',
     );
-    return Buffer.from(page.body);
+    return page.body;
   }
 }
