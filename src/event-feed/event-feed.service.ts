@@ -13,6 +13,7 @@ import { OutboxStore, POSITION_BATCH } from '../event-relay/outbox-store';
 import { Outbox } from '../events/outbox';
 import { Readiness } from '../health/readiness';
 import { EventGoneError } from './event-feed.errors';
+import { LongPolls } from './long-polls';
 import { NewEvents } from './new-events';
 import { SharedReads } from './shared-reads';
 
@@ -33,6 +34,8 @@ export interface FeedQuery {
   readonly limit: number;
   /** How long to wait for an event when none follows its last one, in ms; 0 answers at once. */
   readonly timeout: number;
+  /** Who asks (the caller, or without authentication the client's address): whose waits count. */
+  readonly caller: string;
 }
 
 /** One answer of the feed. */
@@ -59,6 +62,7 @@ export class EventFeed implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly store: OutboxStore;
   private readonly newEvents = new NewEvents();
   private readonly reads = new SharedReads<Read>();
+  private readonly longPolls: LongPolls;
   /** Once the shutdown begins, when its drain ends: no reader waits past it. */
   private closingAt = Number.POSITIVE_INFINITY;
   private stopping = false;
@@ -75,6 +79,10 @@ export class EventFeed implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly readiness: Readiness,
   ) {
     this.store = new OutboxStore(dataSource);
+    this.longPolls = new LongPolls(
+      config.events.feedMaxWaiting,
+      config.events.feedMaxWaitingPerCaller,
+    );
   }
 
   /** Whether the feed is served (EVENTS_FEED). */
@@ -112,9 +120,20 @@ export class EventFeed implements OnApplicationBootstrap, OnModuleDestroy {
   /**
    * Up to `limit` events after the reader's last one, waiting up to `timeout` for one when none
    * follows it (and no longer than `signal`, its client, stays); EventGoneError when its last event
-   * is no longer in the outbox.
+   * is no longer in the outbox. A reader that would wait takes one of the places for waiting readers,
+   * or is refused (FeedWaitsExceededError, FeedFullError).
    */
   async read(query: FeedQuery, signal: AbortSignal): Promise<FeedPage> {
+    if (query.timeout === 0) return this.readOrWait(query, signal);
+    const release = this.longPolls.admit(query.caller);
+    try {
+      return await this.readOrWait(query, signal);
+    } finally {
+      release();
+    }
+  }
+
+  private async readOrWait(query: FeedQuery, signal: AbortSignal): Promise<FeedPage> {
     const until = Date.now() + query.timeout;
     for (;;) {
       const read = await this.reads.read(`${query.lastEventId ?? ''}|${query.limit}`, () =>
