@@ -1053,10 +1053,15 @@ function report({ peakRssMb: rssMb, peakRssWithCostlyMb, startMs }: ServiceFigur
 const FEED_READER_ROUNDS = number('BENCH_FEED_READER_ROUNDS', 3);
 /** Feed readers waiting (a long poll each) while UpdateAgents runs. */
 const FEED_WAITING = number('BENCH_FEED_WAITING', 500);
-/** The feed on, with room for every bench reader: they all come from loopback. */
+/**
+ * The feed on, with room for every bench reader and the load's connections besides: they all come
+ * from loopback, one client address.
+ */
 const FEED_READERS_ON = {
   EVENTS_FEED: 'true',
   EVENTS_FEED_MAX_WAITING_PER_CALLER: String(Math.max(FEED_WAITING, 1)),
+  HTTP_MAX_CONNECTIONS_PER_CLIENT: String(FEED_WAITING + 1000),
+  HTTP_MAX_CONNECTIONS: String(FEED_WAITING + 1000),
 };
 
 /** The id of the newest event in the feed of the service at `url`, read page by page. */
