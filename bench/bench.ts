@@ -1115,6 +1115,82 @@ function report({ peakRssMb: rssMb, peakRssWithCostlyMb, startMs }: ServiceFigur
   return lines.join('\n');
 }
 
+/** Turns of UpdateAgents with no feed reader waiting and with FEED_WAITING, each a median of its turns. */
+const FEED_READER_ROUNDS = number('BENCH_FEED_READER_ROUNDS', 3);
+/** Feed readers waiting (a long poll each) while UpdateAgents runs. */
+const FEED_WAITING = number('BENCH_FEED_WAITING', 500);
+/**
+ * The feed on, with room for every bench reader and the load's connections besides: they all come
+ * from loopback, one client address.
+ */
+const FEED_READERS_ON = {
+  EVENTS_FEED: 'true',
+  EVENTS_FEED_MAX_WAITING_PER_CALLER: String(Math.max(FEED_WAITING, 1)),
+  HTTP_MAX_CONNECTIONS_PER_CLIENT: String(FEED_WAITING + 1000),
+  HTTP_MAX_CONNECTIONS: String(FEED_WAITING + 1000),
+};
+
+/** The id of the newest event in the feed of the service at `url`, read page by page. */
+async function newestFeedId(url: string): Promise<string | undefined> {
+  let last: string | undefined;
+  for (;;) {
+    const after = last === undefined ? '' : `&lastEventId=${last}`;
+    const page = (await (await fetch(`${url}/api/Events?limit=1000${after}`)).json()) as {
+      id: string;
+    }[];
+    if (page.length === 0) return last;
+    last = page.at(-1)!.id;
+  }
+}
+
+/** A reader that waits for the feed's next events and asks again, as partners read it. */
+async function readFeed(url: string, from: string | undefined, signal: AbortSignal): Promise<void> {
+  let last = from;
+  while (!signal.aborted) {
+    const after = last === undefined ? '' : `&lastEventId=${last}`;
+    const answer = await fetch(`${url}/api/Events?limit=1000&timeout=30000${after}`, { signal });
+    const page = (await answer.json()) as { id: string }[];
+    if (page.length > 0) last = page.at(-1)!.id;
+  }
+}
+
+/** What FEED_WAITING readers of the event feed cost UpdateAgents, against none. */
+async function benchFeedReaders(
+  databaseUrl: string,
+  database: string,
+  count: number,
+): Promise<void> {
+  const alone: Figures[] = [];
+  const watched: Figures[] = [];
+  for (let round = 0; round < FEED_READER_ROUNDS; round += 1)
+    for (const [readers, figures] of [
+      [0, alone],
+      [FEED_WAITING, watched],
+    ] as const) {
+      const service = await startService(databaseUrl, FEED_READERS_ON);
+      const from = await newestFeedId(service.url);
+      const stop = new AbortController();
+      const reading = Promise.allSettled(
+        Array.from({ length: readers }, () => readFeed(service.url, from, stop.signal)),
+      );
+      // Every reader waiting before the writes begin.
+      await sleep(1000);
+      figures.push(await runLoad(updateLoad(service.url, count, 'json')));
+      stop.abort();
+      await reading;
+      await stopService(service);
+    }
+  const none = record(
+    'UpdateAgents JSON, the feed on, no reader waiting',
+    database,
+    medianOf(alone),
+  );
+  compare(
+    record(`UpdateAgents JSON, ${FEED_WAITING} feed readers waiting`, database, medianOf(watched)),
+    none,
+  );
+}
+
 /** The parts `npm run bench -- <part>` runs alone: what a change to them is measured with. */
 const PARTS: Readonly<
   Record<string, (databaseUrl: string, database: string, count: number) => Promise<void>>
@@ -1125,6 +1201,8 @@ const PARTS: Readonly<
   webhooks: benchWebhooks,
   // What a request waits behind the reacting module's recomputation of every transaction.
   recompute: benchRecompute,
+  // What readers waiting on the event feed cost the writes.
+  'feed-readers': benchFeedReaders,
 };
 
 /** One part of the bench alone, on SQLite and, with BENCH_DATABASE_URL, on MariaDB. */

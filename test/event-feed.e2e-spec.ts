@@ -269,6 +269,32 @@ describeOnEachDatabase(
       expect(answer.headers['cache-control']).toBe('no-store');
     });
 
+    it('answers every reader waiting, at one position or another, once an event commits', async () => {
+      const last = await newestId(context);
+      // Readers at the same position and limit share one read and its body; another limit is
+      // another answer.
+      const waiting = [
+        ...Array.from({ length: 100 }, () => feedPath(last, 'timeout=20000')),
+        ...Array.from({ length: 10 }, () => feedPath(last, 'timeout=20000&limit=1')),
+      ].map((path) => context.http.get(path).then((answer) => answer));
+      await sleep(300);
+      await update({ transaction_id: 2, brokerid: 78 });
+      const answers = await Promise.all(waiting);
+
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        const [change] = eventsOf(answer);
+        expect([change.type, change.subject, change.data.brokerid]).toEqual([
+          AGENTS_CHANGED,
+          '2',
+          78,
+        ]);
+      }
+      expect(answers.slice(100).map((answer) => eventsOf(answer).length)).toEqual(
+        answers.slice(100).map(() => 1),
+      );
+    });
+
     it('answers an empty page when nothing commits within the timeout', async () => {
       const last = await newestId(context);
       const started = Date.now();
@@ -453,7 +479,8 @@ describeOnEachDatabase(
       expect((await context.http.get(feedPath(last.id)).expect(200)).text).toBe('[]');
     });
   },
-  FEED_ON,
+  // Many readers wait from the one address here.
+  { ...FEED_ON, EVENTS_FEED_MAX_WAITING_PER_CALLER: '1000' },
 );
 
 describeOnEachDatabase("The event feed's reads", (context) => {
@@ -589,6 +616,55 @@ describeOnSqlite(
     AUTH_API_KEYS: [
       apiKeyEntry('reader', 'feed-reader-9a7d3c51e8f20b64', ['events:read']),
       apiKeyEntry('other', 'feed-other-5c1e0b9d27a4f386', ['transactions:read']),
+    ].join(','),
+  },
+);
+
+describeOnEachDatabase(
+  'The event feed’s places for waiting readers',
+  (context) => {
+    const KEYS = {
+      first: 'feed-first-3b8e1d0c6a2f5947',
+      second: 'feed-second-7d4a9c2e1b0f8356',
+    };
+    // Nothing commits here: the feed stays empty, and every wait lasts its time.
+    const wait = (key: string, ms: number) =>
+      context.http
+        .get(`${FEED}?timeout=${ms}`)
+        .set('X-Api-Key', key)
+        .then((answer) => answer);
+
+    it('refuses a caller past its own with 429, and past the instance’s with 503, until a wait ends', async () => {
+      const held = [wait(KEYS.first, 1500), wait(KEYS.first, 1500), wait(KEYS.second, 1500)];
+      await sleep(300);
+      const overCaller = await wait(KEYS.first, 1000);
+      const overAll = await wait(KEYS.second, 1000);
+      // A read that does not wait takes no place.
+      await context.http.get(FEED).set('X-Api-Key', KEYS.second).expect(200);
+
+      expect([overCaller.status, overCaller.headers['retry-after']]).toEqual([429, '2']);
+      expect(overCaller.body).toMatchObject({
+        type: 'urn:property-sales:problem:event_feed_waits_exceeded',
+        status: 429,
+      });
+      expect([overAll.status, overAll.headers['retry-after']]).toEqual([503, '2']);
+      expect(overAll.body).toMatchObject({
+        type: 'urn:property-sales:problem:event_feed_full',
+        status: 503,
+      });
+      for (const answer of await Promise.all(held)) expect(answer.status).toBe(200);
+      expect((await wait(KEYS.first, 100)).status).toBe(200);
+      expect((await wait(KEYS.second, 100)).status).toBe(200);
+    });
+  },
+  {
+    ...FEED_ON,
+    EVENTS_FEED_MAX_WAITING: '3',
+    EVENTS_FEED_MAX_WAITING_PER_CALLER: '2',
+    AUTH_MODE: 'apikey',
+    AUTH_API_KEYS: [
+      apiKeyEntry('first', 'feed-first-3b8e1d0c6a2f5947', ['events:read']),
+      apiKeyEntry('second', 'feed-second-7d4a9c2e1b0f8356', ['events:read']),
     ].join(','),
   },
 );

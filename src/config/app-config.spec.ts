@@ -645,6 +645,8 @@ describe('loadAppConfig', () => {
         retentionMs: 86_400_000,
         pollMs: 500,
         feed: false,
+        feedMaxWaiting: 2000,
+        feedMaxWaitingPerCaller: 20,
       });
       // The document as the service serves it on its own port.
       expect(loadAppConfig({ PORT: '8080' }).events.schemaUrl).toBe(
@@ -662,6 +664,8 @@ describe('loadAppConfig', () => {
           EVENTS_RETENTION_MS: '3600000',
           EVENTS_POLL_MS: '100',
           EVENTS_FEED: 'true',
+          EVENTS_FEED_MAX_WAITING: '500',
+          EVENTS_FEED_MAX_WAITING_PER_CALLER: '5',
         }).events,
       ).toEqual({
         url: 'amqps://relay:secret@mq.internal:5671/sales',
@@ -671,6 +675,8 @@ describe('loadAppConfig', () => {
         retentionMs: 3_600_000,
         pollMs: 100,
         feed: true,
+        feedMaxWaiting: 500,
+        feedMaxWaitingPerCaller: 5,
       });
       const badUrl = configurationErrorOf({ EVENTS_URL: 'http://relay:secret@mq:5672' });
       expect(badUrl.variables).toEqual(['EVENTS_URL']);

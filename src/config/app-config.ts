@@ -117,6 +117,9 @@ export interface EventsConfig {
    * its readers, whether or not a broker or a handler takes them.
    */
   readonly feed: boolean;
+  /** The most feed readers waiting (a long poll) on an instance, and per caller. */
+  readonly feedMaxWaiting: number;
+  readonly feedMaxWaitingPerCaller: number;
 }
 
 /** What one client connection may hold of the server, so that slow clients cannot starve the others. */
@@ -668,6 +671,8 @@ function readEvents(reader: EnvironmentReader, env: Environment, port: number): 
     retentionMs: reader.integer('EVENTS_RETENTION_MS', 86_400_000, 0, 31 * 86_400_000),
     pollMs: reader.integer('EVENTS_POLL_MS', 500, 10, 60_000),
     feed: reader.flag('EVENTS_FEED', false),
+    feedMaxWaiting: reader.integer('EVENTS_FEED_MAX_WAITING', 2000, 1, 100_000),
+    feedMaxWaitingPerCaller: reader.integer('EVENTS_FEED_MAX_WAITING_PER_CALLER', 20, 1, 100_000),
   };
 }
 

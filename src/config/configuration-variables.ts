@@ -357,6 +357,18 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
       '`true` serves the committed events over HTTP, `GET /api/Events` (scope `events:read`), for consumers that catch up from their last event id or cannot reach the broker: see [Consuming events](consuming-events.md#the-event-feed). On, every write stores its events in the outbox, with or without a broker (what that costs UpdateAgents: [Integration events](integration-events.md)). Off, the route answers 404 saying so. The import command needs it too to write its DataImported event.',
   },
   {
+    names: ['EVENTS_FEED_MAX_WAITING'],
+    default: '`2000`',
+    meaning:
+      'The most feed readers waiting for an event (`timeout` above 0) on an instance at once; one more answers 503 `event_feed_full` with `Retry-After`, and the gateway may send it to another instance (1 to 100000). Each holds a connection, not a database connection: a commit wakes them all with one read per position.',
+  },
+  {
+    names: ['EVENTS_FEED_MAX_WAITING_PER_CALLER'],
+    default: '`20`',
+    meaning:
+      "The most feed readers one caller (an API key, a token's subject; without authentication, a client address) may have waiting at once on an instance; one more answers 429 `event_feed_waits_exceeded` with `Retry-After` (1 to 100000).",
+  },
+  {
     names: ['WEBHOOKS'],
     default: '`false`',
     meaning:

@@ -1,6 +1,7 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
-import { type Request, type Response } from 'express';
+import { type Response } from 'express';
+import { type AuthenticatedRequest } from '../auth/auth.guard';
 import { AuthenticationError } from '../auth/authenticator';
 import { RateLimitedError } from '../auth/rate-limit.guard';
 import { declareScope, RequiresScope } from '../auth/scopes';
@@ -18,7 +19,12 @@ import {
   WireTag,
 } from '../wire';
 import { EventFeedQueryDto, FEED_LIMIT } from './dto/event-feed-query.dto';
-import { EventFeedOffError, EventGoneError } from './event-feed.errors';
+import {
+  EventFeedOffError,
+  EventGoneError,
+  FeedFullError,
+  FeedWaitsExceededError,
+} from './event-feed.errors';
 import { FeedDocumentation, FULL_PAGE_MAX_AGE_SECONDS } from './event-feed.openapi';
 import { EventFeed } from './event-feed.service';
 
@@ -72,11 +78,13 @@ export class EventFeedController {
     EventFeedOffError,
     EventGoneError,
     RateLimitedError,
+    FeedWaitsExceededError,
     500,
     DatabaseUnavailableError,
+    FeedFullError,
   )
   async getEvents(
-    @Req() request: Request,
+    @Req() request: AuthenticatedRequest,
     @Res({ passthrough: true }) response: Response,
   ): Promise<Buffer> {
     if (!this.feed.on) throw new EventFeedOffError();
@@ -89,6 +97,7 @@ export class EventFeedController {
         ...(query.lastEventId != null && { lastEventId: query.lastEventId }),
         limit: query.limit ?? FEED_LIMIT.default,
         timeout: query.timeout ?? 0,
+        caller: request.caller?.id ?? request.ip ?? 'unknown',
       },
       left.signal,
     );
@@ -102,6 +111,6 @@ export class EventFeedController {
       'Cache-Control',
       page.full ? `private, max-age=${FULL_PAGE_MAX_AGE_SECONDS}, immutable` : 'no-store',
     );
-    return Buffer.from(page.body);
+    return page.body;
   }
 }

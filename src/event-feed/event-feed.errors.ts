@@ -42,3 +42,38 @@ export class EventGoneError extends DomainError {
     );
   }
 }
+
+/** How soon a refused long poll may ask again: a wait ends within the longest timeout, most sooner. */
+const WAIT_REFUSED_RETRY_AFTER_SECONDS = 2;
+
+export class FeedWaitsExceededError extends DomainError {
+  static readonly status = 429;
+  static readonly description =
+    'This caller already has EVENTS_FEED_MAX_WAITING_PER_CALLER readers waiting with timeout on this instance; retry after Retry-After seconds, or read without timeout.';
+  static readonly example = new FeedWaitsExceededError(20);
+  readonly code = 'event_feed_waits_exceeded';
+  readonly title = 'Too many feed readers waiting';
+  constructor(max: number) {
+    super(
+      `This caller already has ${max} feed readers waiting with timeout (the most one caller may have ` +
+        `on an instance); retry after ${WAIT_REFUSED_RETRY_AFTER_SECONDS} seconds, once one is answered.`,
+      { 'Retry-After': String(WAIT_REFUSED_RETRY_AFTER_SECONDS) },
+    );
+  }
+}
+
+export class FeedFullError extends DomainError {
+  static readonly status = 503;
+  static readonly description =
+    'EVENTS_FEED_MAX_WAITING readers already wait with timeout on this instance; retry after Retry-After seconds (another instance may take it).';
+  static readonly example = new FeedFullError();
+  readonly code = 'event_feed_full';
+  readonly title = 'Event feed full';
+  constructor() {
+    super(
+      'As many feed readers wait with timeout on this instance as it takes; retry after ' +
+        `${WAIT_REFUSED_RETRY_AFTER_SECONDS} seconds.`,
+      { 'Retry-After': String(WAIT_REFUSED_RETRY_AFTER_SECONDS) },
+    );
+  }
+}

@@ -13,7 +13,19 @@ import { OutboxStore, POSITION_BATCH } from '../event-relay/outbox-store';
 import { Outbox } from '../events/outbox';
 import { Readiness } from '../health/readiness';
 import { EventGoneError } from './event-feed.errors';
+import { LongPolls } from './long-polls';
 import { NewEvents } from './new-events';
+import { SharedReads } from './shared-reads';
+
+/** One read of the outbox for a reader: its page, or that its last event is gone. */
+type Read =
+  | { readonly found: false }
+  | {
+      readonly found: true;
+      readonly page: FeedPage;
+      readonly empty: boolean;
+      readonly lastGiven: number;
+    };
 
 /** What a reader asks of the feed. */
 export interface FeedQuery {
@@ -22,12 +34,17 @@ export interface FeedQuery {
   readonly limit: number;
   /** How long to wait for an event when none follows its last one, in ms; 0 answers at once. */
   readonly timeout: number;
+  /** Who asks (the caller, or without authentication the client's address): whose waits count. */
+  readonly caller: string;
 }
 
 /** One answer of the feed. */
 export interface FeedPage {
-  /** The events, a JSON array of the CloudEvents as stored: what the broker gets, byte for byte. */
-  readonly body: string;
+  /**
+   * The events, a JSON array of the CloudEvents as stored: what the broker gets, byte for byte. The
+   * readers answered from one read share it.
+   */
+  readonly body: Buffer;
   /** Whether it holds as many events as were asked for: then it never changes. */
   readonly full: boolean;
 }
@@ -44,6 +61,8 @@ export class EventFeed implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('EventFeed');
   private readonly store: OutboxStore;
   private readonly newEvents = new NewEvents();
+  private readonly reads = new SharedReads<Read>();
+  private readonly longPolls: LongPolls;
   /** Once the shutdown begins, when its drain ends: no reader waits past it. */
   private closingAt = Number.POSITIVE_INFINITY;
   private stopping = false;
@@ -60,6 +79,10 @@ export class EventFeed implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly readiness: Readiness,
   ) {
     this.store = new OutboxStore(dataSource);
+    this.longPolls = new LongPolls(
+      config.events.feedMaxWaiting,
+      config.events.feedMaxWaitingPerCaller,
+    );
   }
 
   /** Whether the feed is served (EVENTS_FEED). */
@@ -97,27 +120,48 @@ export class EventFeed implements OnApplicationBootstrap, OnModuleDestroy {
   /**
    * Up to `limit` events after the reader's last one, waiting up to `timeout` for one when none
    * follows it (and no longer than `signal`, its client, stays); EventGoneError when its last event
-   * is no longer in the outbox.
+   * is no longer in the outbox. A reader that would wait takes one of the places for waiting readers,
+   * or is refused (FeedWaitsExceededError, FeedFullError).
    */
   async read(query: FeedQuery, signal: AbortSignal): Promise<FeedPage> {
+    if (query.timeout === 0) return this.readOrWait(query, signal);
+    const release = this.longPolls.admit(query.caller);
+    try {
+      return await this.readOrWait(query, signal);
+    } finally {
+      release();
+    }
+  }
+
+  private async readOrWait(query: FeedQuery, signal: AbortSignal): Promise<FeedPage> {
     const until = Date.now() + query.timeout;
-    let bodies: string[];
     for (;;) {
-      const read = this.store.feedRead(
-        await this.unitOfWork.readStatements(
-          this.store.feedStatements(query.lastEventId, query.limit),
-        ),
+      const read = await this.reads.read(`${query.lastEventId ?? ''}|${query.limit}`, () =>
+        this.readPage(query),
       );
       if (!read.found) throw new EventGoneError(query.lastEventId!);
-      bodies = read.bodies;
       // A shutdown that began meanwhile cuts the wait short.
       const left = Math.min(until, this.closingAt) - Date.now();
-      if (bodies.length > 0 || left <= 0 || signal.aborted) break;
+      if (!read.empty || left <= 0 || signal.aborted) return read.page;
       await this.newEvents.past(read.lastGiven, left, signal);
       // The application is closing (its database with it): answered at once, without a read.
-      if (this.stopping) break;
+      if (this.stopping) return read.page;
     }
-    return { body: `[${bodies.join(',')}]`, full: bodies.length === query.limit };
+  }
+
+  /** The page after the reader's last event, as of now: read once for all who ask together. */
+  private async readPage(query: FeedQuery): Promise<Read> {
+    const read = this.store.feedRead(
+      await this.unitOfWork.readStatements(
+        this.store.feedStatements(query.lastEventId, query.limit),
+      ),
+    );
+    if (!read.found) return { found: false };
+    const page = {
+      body: Buffer.from(`[${read.bodies.join(',')}]`),
+      full: read.bodies.length === query.limit,
+    };
+    return { found: true, page, empty: read.bodies.length === 0, lastGiven: read.lastGiven };
   }
 
   /**
