@@ -512,13 +512,12 @@ for (const kind of testDatabaseKinds()) {
       expect(drained).toBe(true);
       expectEveryChangeOnce(result);
       expect(values).toEqual([1, 0, 1, 0, 1]);
-      // info is 30, warn 40.
       expect(states).toEqual([
-        'publishing (30)',
-        'unconfirmed (40)',
-        'reachable again (30)',
-        'unreachable (40)',
-        'reachable again (30)',
+        'publishing (info)',
+        'unconfirmed (warn)',
+        'reachable again (info)',
+        'unreachable (warn)',
+        'reachable again (info)',
       ]);
       // Each batch the stall left unconfirmed.
       expect(failuresOfStall).toBeGreaterThanOrEqual(1);
