@@ -96,7 +96,7 @@ const jsonRefusal = (
   for (const { key, message, stopsJsonReader } of unreadable) {
     if (!stopsJsonReader) continue;
     const [, list, index, name] = /^transaction\.(?:(\w+)\[(\d+)\]\.)?(\w+)$/.exec(key)!;
-    const container = (list ? (body[list] as WireBody[])[Number(index)] : body) as WireBody;
+    const container = list ? (body[list] as WireBody[])[Number(index)] : body;
     // As JSON.stringify writes them: a member without a value is not sent.
     const sent = Object.keys(container).filter((member) => container[member] !== undefined);
     const next = sent[sent.indexOf(name) + 1];
