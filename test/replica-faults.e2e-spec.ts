@@ -3,6 +3,7 @@ import { type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
+import { LINE_OPTIONS } from '../src/logging/line-options';
 import request, { type Response } from 'supertest';
 import { createApp } from '../src/app.factory';
 import { loadAppConfig } from '../src/config/app-config';
@@ -59,7 +60,7 @@ interface LogLine {
 /** Every line the services of this file logged, as JSON: the replicas' lines say `ReadReplicas`. */
 const logged: LogLine[] = [];
 const rootLogger = pino(
-  { level: 'info' },
+  { ...LINE_OPTIONS, level: 'info' },
   { write: (line: string) => void logged.push(JSON.parse(line) as LogLine) },
 );
 const replicaLines = (since: number) =>
