@@ -93,6 +93,10 @@ export interface WebhooksConfig {
   readonly maxPerOwner: number;
   /** The most subscriptions the service holds, whoever owns them. */
   readonly maxSubscriptions: number;
+  /** The most subscriptions an instance delivers to at once. */
+  readonly concurrency: number;
+  /** The most subscriptions the backlog gauges name: those furthest behind. */
+  readonly metricsSubscriptions: number;
 }
 
 /** Integration events: the outbox, and the broker its relay publishes to. */
@@ -687,6 +691,8 @@ function readWebhooks(reader: EnvironmentReader): WebhooksConfig {
     retryBaseMs: reader.integer('WEBHOOKS_RETRY_BASE_MS', 1000, 1, 60_000),
     maxPerOwner: reader.integer('WEBHOOKS_MAX_PER_OWNER', 25, 1, 10_000),
     maxSubscriptions: reader.integer('WEBHOOKS_MAX_SUBSCRIPTIONS', 10_000, 1, 100_000),
+    concurrency: reader.integer('WEBHOOKS_CONCURRENCY', 64, 1, 1000),
+    metricsSubscriptions: reader.integer('WEBHOOKS_METRICS_SUBSCRIPTIONS', 100, 1, 10_000),
   };
 }
 

@@ -420,7 +420,19 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     names: ['WEBHOOKS_MAX_SUBSCRIPTIONS'],
     default: '`10000`',
     meaning:
-      'The most webhook subscriptions the service holds, whoever owns them: each is a delivery loop in every instance. CreateWebhook beyond it answers 409 `webhook_limit_reached` and creates nothing (1 to 100000).',
+      'The most webhook subscriptions the service holds, whoever owns them. An idle one costs a row read when the subscriptions change, and nothing while events of its kinds do not come. CreateWebhook beyond it answers 409 `webhook_limit_reached` and creates nothing (1 to 100000).',
+  },
+  {
+    names: ['WEBHOOKS_CONCURRENCY'],
+    default: '`64`',
+    meaning:
+      'The most subscriptions an instance delivers to at once, each a run of up to 100 events one after the other; past it, the subscriptions that have waited longest go first. A subscriber that times out holds one of them for up to `WEBHOOKS_TIMEOUT_MS` a delivery (1 to 1000).',
+  },
+  {
+    names: ['WEBHOOKS_METRICS_SUBSCRIPTIONS'],
+    default: '`100`',
+    meaning:
+      'The most subscriptions `webhook_pending_events` and `webhook_oldest_undelivered_age_seconds` name: every one while there are no more, otherwise those furthest behind (the oldest undelivered event first), so that the series stay few and the delivery alert fires at any number of subscriptions (1 to 10000).',
   },
 ];
 

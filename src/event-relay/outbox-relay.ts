@@ -526,7 +526,8 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
         purged = await this.unitOfWork.write(async (manager) =>
           this.store.purge(
             manager,
-            [...consumers, ...(await this.outbox.heldCheckpoints(manager))],
+            consumers,
+            await this.outbox.heldPosition(manager),
             before,
             this.config.events.feed,
           ),

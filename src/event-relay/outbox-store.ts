@@ -14,6 +14,22 @@ export interface StoredEvent {
   readonly body: string;
 }
 
+/** An event's place in the outbox and its kind, without its body. */
+export interface EventKey {
+  readonly position: number;
+  readonly routingKey: string;
+}
+
+/** What waits for one consumer of a kind of consumers, of one kind of event. */
+export interface PendingOfKind {
+  readonly consumer: string;
+  readonly routingKey: string;
+  readonly events: number;
+  /** The first of them in position order. */
+  readonly first: number;
+  readonly oldest: Date;
+}
+
 /** What is waiting for one consumer: how many events, and the oldest one's time. */
 export interface Backlog {
   readonly events: number;
@@ -166,6 +182,18 @@ export class OutboxStore {
     );
   }
 
+  /** The positions and kinds of up to `limit` events past `position`, in order: no bodies read. */
+  async keysAfter(manager: EntityManager, position: number, limit: number): Promise<EventKey[]> {
+    const rows = await manager.query<Row[]>(
+      `SELECT position, routing_key FROM ${this.outbox} WHERE position > ? ORDER BY position LIMIT ${limit}`,
+      [position],
+    );
+    return rows.map((row) => ({
+      position: Number(row.position),
+      routingKey: String(row.routing_key),
+    }));
+  }
+
   /** Up to `limit` events with one of `routingKeys` past `position`, in order. */
   async ofKinds(
     manager: EntityManager,
@@ -181,14 +209,17 @@ export class OutboxStore {
     );
   }
 
-  /** Which of `consumers` have a checkpoint. */
-  async checkpointsOf(manager: EntityManager, consumers: readonly string[]): Promise<Set<string>> {
-    if (consumers.length === 0) return new Set();
+  /** The checkpoints of those of `consumers` that have one, by consumer. */
+  async checkpointsOf(
+    manager: EntityManager,
+    consumers: readonly string[],
+  ): Promise<Map<string, number>> {
+    if (consumers.length === 0) return new Map();
     const rows = await manager.query<Row[]>(
-      `SELECT consumer FROM ${this.checkpoints} WHERE consumer IN (${placeholders(consumers)})`,
+      `SELECT consumer, position FROM ${this.checkpoints} WHERE consumer IN (${placeholders(consumers)})`,
       [...consumers],
     );
-    return new Set(rows.map((row) => String(row.consumer)));
+    return new Map(rows.map((row) => [String(row.consumer), Number(row.position)]));
   }
 
   /** Removes a checkpoint: a reaction's run is over. */
@@ -196,11 +227,35 @@ export class OutboxStore {
     await manager.query(`DELETE FROM ${this.checkpoints} WHERE consumer = ?`, [consumer]);
   }
 
+  /** Moves the consumer's checkpoint forward to `position`; never back. */
   async advance(manager: EntityManager, consumer: string, position: number): Promise<void> {
-    await manager.query(`UPDATE ${this.checkpoints} SET position = ? WHERE consumer = ?`, [
-      position,
-      consumer,
-    ]);
+    await manager.query(
+      `UPDATE ${this.checkpoints} SET position = ? WHERE consumer = ? AND position < ?`,
+      [position, consumer, position],
+    );
+  }
+
+  /**
+   * For every consumer whose name begins with `prefix`, what waits for it past its checkpoint, kind
+   * by kind; then, as consumer `''`, the committed events without a position yet, which wait for
+   * every consumer. One statement whatever the number of consumers: a consumer caught up costs an
+   * index look-up.
+   */
+  async pendingByKind(manager: EntityManager, prefix: string): Promise<PendingOfKind[]> {
+    const positioned = await manager.query<Row[]>(
+      `SELECT c.consumer AS consumer, o.routing_key AS routing_key, COUNT(*) AS events, MIN(o.position) AS first, MIN(o.time) AS oldest FROM ${this.checkpoints} c JOIN ${this.outbox} o ON o.position > c.position WHERE SUBSTR(c.consumer, 1, ?) = ? GROUP BY c.consumer, o.routing_key`,
+      [prefix.length, prefix],
+    );
+    const unpositioned = await manager.query<Row[]>(
+      `SELECT '' AS consumer, routing_key, COUNT(*) AS events, 0 AS first, MIN(time) AS oldest FROM ${this.outbox} WHERE position IS NULL GROUP BY routing_key`,
+    );
+    return [...positioned, ...unpositioned].map((row) => ({
+      consumer: String(row.consumer),
+      routingKey: String(row.routing_key),
+      events: Number(row.events),
+      first: Number(row.first),
+      oldest: dateOf(row.oldest),
+    }));
   }
 
   /**
@@ -224,7 +279,8 @@ export class OutboxStore {
 
   /**
    * Deletes, a batch at a time, the oldest events: in position order, those every consumer in
-   * `consumers` has (none: every positioned event) and older than `before`, up to the first that is
+   * `consumers` has (none: every positioned event), up to `held` (a module's consumers' lowest
+   * position; undefined holds nothing), and older than `before`, up to the first that is
    * not, so that what follows any event still there is whole. With `keepLast` (the feed is on), the
    * last of them stays until the event after it is older than `before` too: a feed reader holding
    * its id, caught up, can go on however long nothing happens. How many it deleted.
@@ -232,6 +288,7 @@ export class OutboxStore {
   async purge(
     manager: EntityManager,
     consumers: readonly string[],
+    held: number | undefined,
     before: Date,
     keepLast: boolean,
   ): Promise<number> {
@@ -241,10 +298,11 @@ export class OutboxStore {
       holders,
     );
     if (row?.position == null) return 0;
+    const upTo = Math.min(Number(row.position), held ?? Number.POSITIVE_INFINITY);
     const time = this.dataSource.driver.preparePersistentValue(before, this.timeColumn) as unknown;
     const oldest = await manager.query<Row[]>(
       `SELECT sequence, CASE WHEN time < ? THEN 1 ELSE 0 END AS old FROM ${this.outbox} WHERE position <= ? ORDER BY position LIMIT ${PURGE_BATCH + 1}`,
-      [time, row.position],
+      [time, upTo],
     );
     const young = oldest.findIndex((event) => Number(event.old) !== 1);
     const old = young < 0 ? oldest.length : young;

@@ -38,8 +38,11 @@ export interface PreparedEvent {
   readonly traceparent?: string;
 }
 
-/** The checkpoints (consumer names) a module's consumers of the outbox hold the purge at. */
-export type PurgeHolders = (manager: EntityManager) => Promise<readonly string[]>;
+/**
+ * The lowest position a module's consumers of the outbox hold the purge at: the events past it stay.
+ * Undefined holds nothing.
+ */
+export type PurgeHolders = (manager: EntityManager) => Promise<number | undefined>;
 
 /** The handlers of one kind of event that run inside the publishing change's transaction. */
 type InTransactionHandler = EventHandlerMethod<object>;
@@ -124,8 +127,9 @@ export class Outbox {
 
   /**
    * Registers consumers of the outbox that are not the relay's (a module's own, such as webhook
-   * subscriptions, whose number changes at run time): the checkpoints `holders` names, read in the
-   * purge's transaction, hold their events back from the purge as the relay's consumers' do.
+   * subscriptions, whose number changes at run time): the position `holders` gives, read in the
+   * purge's transaction, holds the events past it back from the purge as the relay's consumers'
+   * checkpoints do.
    */
   holdPurge(holders: PurgeHolders): void {
     this.purgeHolders.push(holders);
@@ -136,10 +140,13 @@ export class Outbox {
     return this.purgeHolders.length > 0;
   }
 
-  /** The checkpoints the modules' consumers hold the purge at, in the purge's transaction. */
-  async heldCheckpoints(manager: EntityManager): Promise<string[]> {
-    const held: string[] = [];
-    for (const holders of this.purgeHolders) held.push(...(await holders(manager)));
+  /** The lowest position the modules' consumers hold the purge at, in the purge's transaction. */
+  async heldPosition(manager: EntityManager): Promise<number | undefined> {
+    let held: number | undefined;
+    for (const holders of this.purgeHolders) {
+      const position = await holders(manager);
+      if (position !== undefined && (held === undefined || position < held)) held = position;
+    }
     return held;
   }
 

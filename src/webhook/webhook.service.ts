@@ -12,7 +12,8 @@ import { type CreateWebhookDto } from './dto/create-webhook.dto';
 import { type UpdateWebhookDto } from './dto/update-webhook.dto';
 import { WebhookSubscriptionEntity } from './entities';
 import { checkTarget, TargetRefusal, TargetResolver } from './webhook-targets';
-import { WebhookDelivery, webhookCheckpoint } from './webhook-delivery';
+import { webhookCheckpoint } from './delivery-ledger';
+import { WebhookDelivery } from './webhook-delivery';
 import { type WebhookActor } from './webhook-actor';
 import { WebhookLimitError, WebhookNotFoundError } from './webhook.errors';
 
@@ -121,7 +122,7 @@ export class WebhookService {
       await manager.insert(WebhookSubscriptionEntity, row);
       await this.store.addCheckpoints(manager, [webhookCheckpoint(row.id)]);
     });
-    this.delivery.changed(row.id);
+    this.delivery.changed();
     this.audit('created', actor, row, changesOf({}, row));
     return row;
   }
@@ -202,7 +203,7 @@ export class WebhookService {
       await manager.delete(WebhookSubscriptionEntity, { id });
       await this.store.remove(manager, webhookCheckpoint(id));
     });
-    this.delivery.changed(id);
+    this.delivery.changed();
     this.audit('deleted', actor, row, {});
   }
 
@@ -226,7 +227,7 @@ export class WebhookService {
       return { before: row, update };
     });
     if (!changed) throw new WebhookNotFoundError(id);
-    this.delivery.changed(id);
+    this.delivery.changed();
     const { before, update } = changed;
     this.audit(action, actor, before, changesOf(before, update));
     return { ...before, ...update };
