@@ -12,7 +12,14 @@ import { generateRequirements, generateTransactions, type DatasetSize } from './
 import { BENCH_EVENTS, benchDataTransfer, TRANSFER_SIZE, transferTable } from './data-transfer';
 import { benchEventFeed, feedTable } from './event-feed';
 import { runMysqlReference } from './reference-mysql';
-import { children, freePort, REACTING_SERVICE, startService, stopService } from './service';
+import {
+  children,
+  freePort,
+  REACTING_SERVICE,
+  type Service,
+  startService,
+  stopService,
+} from './service';
 import { TcpRelay } from './tcp-relay';
 import { WebhookReceiver } from './webhook-receiver';
 
@@ -911,6 +918,141 @@ async function benchWebhooks(databaseUrl: string, database: string, count: numbe
   }
 }
 
+/** Idle subscriptions the scale scenario holds, and subscriptions a backlog is delivered to. */
+const IDLE_SUBSCRIPTIONS = number('BENCH_IDLE_SUBSCRIPTIONS', 10_000);
+const BACKLOG_SUBSCRIPTIONS = number('BENCH_BACKLOG_SUBSCRIPTIONS', 1000);
+/** UpdateAgents committed while the backlog's subscriptions are paused: events each one is owed. */
+const BACKLOG_EVENTS = number('BENCH_BACKLOG_EVENTS', 50);
+/** How long the service's idle CPU and memory are watched. */
+const IDLE_WATCH_MS = 10_000;
+/** CreateWebhook, PauseWebhook and ResumeWebhook calls sent at once. */
+const API_CONCURRENCY = 16;
+
+/** What the scale scenario found of the service at rest: its CPU share of one core, its memory. */
+interface AtRest {
+  readonly database: string;
+  readonly subscriptions: number;
+  readonly cpuPercent: number;
+  readonly rssMb: number;
+}
+
+const atRest: AtRest[] = [];
+
+const atRestLine = ({ database, subscriptions, cpuPercent, rssMb }: AtRest) =>
+  `Webhooks (${database}): ${subscriptions} subscriptions, service at rest: ${cpuPercent.toFixed(1)}% of a core, ${Math.round(rssMb)} MB resident.`;
+
+/** The CPU time (user and system, in seconds) and resident memory (MB) of process `pid`. */
+async function processUse(pid: number): Promise<{ cpuSeconds: number; rssMb: number }> {
+  // /proc/<pid>/stat: utime and stime are its 14th and 15th fields, in clock ticks (100 a second),
+  // counted after the command's closing parenthesis.
+  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return { cpuSeconds: (Number(stat[11]) + Number(stat[12])) / 100, rssMb: rssKb / 1024 };
+}
+
+/** Watches the service at rest for IDLE_WATCH_MS: its CPU share of one core, its memory at the end. */
+async function watchAtRest(
+  service: Service,
+  database: string,
+  subscriptions: number,
+): Promise<void> {
+  const before = await processUse(service.process.pid!);
+  const started = performance.now();
+  await sleep(IDLE_WATCH_MS);
+  const after = await processUse(service.process.pid!);
+  atRest.push({
+    database,
+    subscriptions,
+    cpuPercent:
+      ((after.cpuSeconds - before.cpuSeconds) / ((performance.now() - started) / 1000)) * 100,
+    rssMb: after.rssMb,
+  });
+}
+
+/** Runs `call` on each of `items`, API_CONCURRENCY at a time. */
+async function eachAtOnce<T>(
+  items: readonly T[],
+  call: (item: T) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: API_CONCURRENCY }, async () => {
+      while (next < items.length) await call(items[next++]);
+    }),
+  );
+}
+
+/**
+ * What many subscriptions cost: the service at rest and under GetRequirements with none and with
+ * IDLE_SUBSCRIPTIONS (no event committed meanwhile), then a backlog of BACKLOG_EVENTS events
+ * delivered to BACKLOG_SUBSCRIPTIONS subscriptions, paused while the events were committed and
+ * resumed together, to a receiver on loopback.
+ */
+async function benchWebhookScale(
+  databaseUrl: string,
+  database: string,
+  count: number,
+): Promise<void> {
+  const receiver = await WebhookReceiver.start();
+  const service = await startService(databaseUrl, {
+    ...WEBHOOKS_ON,
+    WEBHOOKS_MAX_SUBSCRIPTIONS: String(IDLE_SUBSCRIPTIONS + BACKLOG_SUBSCRIPTIONS),
+  });
+  try {
+    const catalogue = `${service.url}/api/Requirement/GetRequirements`;
+    await watchAtRest(service, database, 0);
+    const alone = record(
+      'GetRequirements JSON, no webhook subscription',
+      database,
+      await runLoad(readLoad(catalogue)),
+    );
+    const idle = Array.from({ length: IDLE_SUBSCRIPTIONS }, (_, index) => index);
+    await eachAtOnce(idle, (index) =>
+      webhookApi(service.url, 'CreateWebhook', {
+        url: receiver.url(`idle-${index}`),
+        description: `Bench idle partner ${index}`,
+      }),
+    );
+    // The dispatcher meets each new subscription once, finding nothing for it.
+    await sleep(IDLE_WATCH_MS);
+    await watchAtRest(service, database, IDLE_SUBSCRIPTIONS);
+    compare(
+      record(
+        `GetRequirements JSON, ${IDLE_SUBSCRIPTIONS} idle webhook subscriptions`,
+        database,
+        await runLoad(readLoad(catalogue)),
+      ),
+      alone,
+    );
+    const ids = await subscribe(service.url, receiver, BACKLOG_SUBSCRIPTIONS);
+    await eachAtOnce(ids, (id) => webhookApi(service.url, `PauseWebhook/${id}`));
+    for (let event = 0; event < BACKLOG_EVENTS; event++) {
+      const answer = await fetch(`${service.url}/api/Transaction/UpdateAgents`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(agentBody(count)),
+      });
+      if (answer.status !== 204) throw new Error(`UpdateAgents answered ${answer.status}`);
+    }
+    const backlog = BACKLOG_EVENTS * BACKLOG_SUBSCRIPTIONS;
+    const before = receiver.deliveries;
+    const started = performance.now();
+    await eachAtOnce(ids, (id) => webhookApi(service.url, `ResumeWebhook/${id}`));
+    const deadline = started + DELIVERY_DEADLINE_MS;
+    while (receiver.deliveries - before < backlog && performance.now() < deadline) await sleep(5);
+    webhookDrains.push({
+      database,
+      subscriptions: BACKLOG_SUBSCRIPTIONS,
+      deliveries: receiver.deliveries - before,
+      seconds: (performance.now() - started) / 1000,
+    });
+  } finally {
+    await stopService(service);
+    await receiver.close();
+  }
+}
+
 /** Turns of authorization off and on per route, each variant's figure the median of its turns. */
 const AUTHORIZATION_ROUNDS = number('BENCH_AUTHORIZATION_ROUNDS', 3);
 
@@ -1199,6 +1341,8 @@ const PARTS: Readonly<
   reactor: benchReactor,
   // The webhooks' cost and delivery rate.
   webhooks: benchWebhooks,
+  // What many idle subscriptions cost, and a backlog delivered to many.
+  'webhook-scale': benchWebhookScale,
   // What a request waits behind the reacting module's recomputation of every transaction.
   recompute: benchRecompute,
   // What readers waiting on the event feed cost the writes.
@@ -1234,6 +1378,7 @@ async function benchPartAlone(
       ),
       ...handlerLatencies.map(latencyLine),
       ...webhookDrains.map(webhookDrainLine),
+      ...atRest.map(atRestLine),
       ...recomputeWaits.map(recomputeLine),
     ].join('\n')}\n`,
   );

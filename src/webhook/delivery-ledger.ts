@@ -15,6 +15,9 @@ export interface Lease {
   readonly version: number;
 }
 
+/** How long a record waits for others to join it in one write. */
+const GATHER_MS = 5;
+
 /** One record waiting for the next write. */
 interface Entry {
   readonly lease: Lease;
@@ -47,12 +50,14 @@ export async function setLease(
 
 /**
  * What the runs of deliveries write: a lease renewed or freed, a failure scheduled, a checkpoint
- * moved. The records made while a write is under way go together in the next one, so that the
- * writes do not grow with the number of subscriptions delivering, nor with their deliveries.
+ * moved. The records made within GATHER_MS, or while a write is under way, go together in one
+ * write, so that the writes do not grow with the number of subscriptions delivering, nor with
+ * their deliveries.
  */
 export class DeliveryLedger {
   private entries: Entry[] = [];
   private writing = false;
+  private gathering = false;
 
   constructor(
     private readonly unitOfWork: UnitOfWork,
@@ -71,7 +76,12 @@ export class DeliveryLedger {
   ): Promise<Lease | undefined> {
     return new Promise((settle, fail) => {
       this.entries.push({ lease, changes, position, settle, fail });
-      void this.write();
+      if (this.gathering) return;
+      this.gathering = true;
+      setTimeout(() => {
+        this.gathering = false;
+        void this.write();
+      }, GATHER_MS);
     });
   }
 

@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, In } from 'typeorm';
 import { version } from '../../package.json';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -48,6 +49,11 @@ const LEASE_MARGIN_MS = 5000;
 /** A step that failed on the database is tried again after this, then twice as long, up to a minute. */
 const ERROR_PAUSE_MS = 1000;
 const MAX_ERROR_PAUSE_MS = 60_000;
+/**
+ * The least time between two steps: the commits of a burst wake one step between them, and each
+ * run takes their events together, rather than a step and its writes a commit.
+ */
+const STEP_GAP_MS = 20;
 /** The longest reason a subscription's row keeps. */
 const REASON_LENGTH = 500;
 
@@ -209,9 +215,13 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
   private async dispatch(): Promise<void> {
     let errors = 0;
     let wait = 0;
+    let last = 0;
     while (!this.stopping) {
       await this.wakeup.wait(wait);
+      const gap = last + STEP_GAP_MS - Date.now();
+      if (gap > 0) await sleep(gap, undefined, { ref: false });
       if (this.stopping) break;
+      last = Date.now();
       try {
         wait = await this.step();
         if (errors > 0) this.logger.log('Webhook subscriptions and events are read again.');
