@@ -539,6 +539,55 @@ describeOnEachDatabase(
       );
       await context.http.delete(`${BASE}/DeleteWebhook/${subscription.id}`).expect(204);
     });
+
+    it('delivers each event to 200 subscribers at once, answering other callers meanwhile, and names only the subscriptions furthest behind in its backlog gauges', async () => {
+      await context.restart({ WEBHOOKS_METRICS_SUBSCRIPTIONS: '3' });
+      const many = await receiver();
+      const stuck = await receiver();
+      stuck.answer = () => 503;
+      const failing = await subscribe(context, { url: stuck.url, types: [AGENTS_CHANGED] });
+      const ids: string[] = [];
+      for (let batch = 0; batch < 10; batch++)
+        ids.push(
+          ...(
+            await Promise.all(
+              Array.from({ length: 20 }, () =>
+                subscribe(context, { url: many.url, types: [AGENTS_CHANGED] }),
+              ),
+            )
+          ).map(({ id }) => id),
+        );
+      const before = new Set(await agentsChangedIds(context));
+      await changeAgents(context, 1, 700);
+      const committed = (await agentsChangedIds(context)).filter((id) => !before.has(id));
+      // Other callers are answered while the deliveries go out.
+      for (let read = 0; read < 5; read++)
+        await context.http.get('/api/Requirement/GetRequirements').expect(200);
+      const deliveredTo = (id: string) =>
+        many.acknowledged.filter(({ headers }) => headers['webhook-id'] === id).length;
+      await until(
+        () => committed.every((id) => deliveredTo(id) === ids.length),
+        'each event at every one of the 200 subscribers',
+      );
+      // Once each: no event twice to a subscriber.
+      expect(many.acknowledged).toHaveLength(committed.length * ids.length);
+      await until(() => stuck.deliveries.length > 0, 'a failed delivery to the stuck subscriber');
+      // The checkpoints move once the acknowledgments are written, a few at a time.
+      let metrics = '';
+      await until(async () => {
+        metrics = await metricsOf(context);
+        return /^webhook_subscriptions_behind 1$/m.test(metrics);
+      }, 'every subscriber but the stuck one caught up');
+      const named = (gauge: string) =>
+        metrics.split('\n').filter((line) => line.startsWith(`${gauge}{`));
+      expect(named('webhook_pending_events')).toHaveLength(3);
+      expect(named('webhook_oldest_undelivered_age_seconds')).toHaveLength(3);
+      // Furthest behind first: the stuck one is named, with its three events.
+      expect(metrics).toContain(`webhook_pending_events{subscription="${failing.id}"} 3`);
+      for (const id of [failing.id, ...ids])
+        await context.http.delete(`${BASE}/DeleteWebhook/${id}`).expect(204);
+      await context.restart();
+    });
   },
   WEBHOOKS_ON,
 );
