@@ -923,6 +923,8 @@ const IDLE_SUBSCRIPTIONS = number('BENCH_IDLE_SUBSCRIPTIONS', 10_000);
 const BACKLOG_SUBSCRIPTIONS = number('BENCH_BACKLOG_SUBSCRIPTIONS', 1000);
 /** UpdateAgents committed while the backlog's subscriptions are paused: events each one is owed. */
 const BACKLOG_EVENTS = number('BENCH_BACKLOG_EVENTS', 50);
+/** What the idle subscriptions select: an import's event, which no bench load commits. */
+const IDLE_TYPE = 'property-sales.data.imported';
 /** How long the service's idle CPU and memory are watched. */
 const IDLE_WATCH_MS = 10_000;
 /** CreateWebhook, PauseWebhook and ResumeWebhook calls sent at once. */
@@ -985,9 +987,9 @@ async function eachAtOnce<T>(
 
 /**
  * What many subscriptions cost: the service at rest and under GetRequirements with none and with
- * IDLE_SUBSCRIPTIONS (no event committed meanwhile), then a backlog of BACKLOG_EVENTS events
- * delivered to BACKLOG_SUBSCRIPTIONS subscriptions, paused while the events were committed and
- * resumed together, to a receiver on loopback.
+ * IDLE_SUBSCRIPTIONS (selecting a kind no load commits), then, beside them, a backlog of
+ * BACKLOG_EVENTS events delivered to BACKLOG_SUBSCRIPTIONS subscriptions, paused while the events
+ * were committed and resumed together, to a receiver on loopback.
  */
 async function benchWebhookScale(
   databaseUrl: string,
@@ -1011,6 +1013,8 @@ async function benchWebhookScale(
     await eachAtOnce(idle, (index) =>
       webhookApi(service.url, 'CreateWebhook', {
         url: receiver.url(`idle-${index}`),
+        // A kind the bench never commits: they stay idle while the backlog below goes out.
+        types: [IDLE_TYPE],
         description: `Bench idle partner ${index}`,
       }),
     );
