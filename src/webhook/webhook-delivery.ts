@@ -9,7 +9,7 @@ import {
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource, In } from 'typeorm';
+import { DataSource, type EntityManager, In } from 'typeorm';
 import { version } from '../../package.json';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { UnitOfWork } from '../database/unit-of-work';
@@ -39,6 +39,8 @@ import { TargetResolver } from './webhook-targets';
 
 /** Events one run reads and delivers, one after the other, under one lease. */
 const DELIVERY_BATCH = 100;
+/** Subscriptions read at a time by id. */
+const ROWS_AT_ONCE = 500;
 /** Event kinds read at a time when looking at what was committed. */
 const KEYS_BATCH = 5000;
 /**
@@ -111,10 +113,10 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
   private readonly subscriptions = new Map<string, Subscription>();
   /** The count and last change of the subscriptions when last read: a change elsewhere shows. */
   private signature?: string;
-  /** A subscription changed here: they are read again. */
-  private changedHere = true;
+  /** The subscriptions changed here since the last step: each is read again, alone. */
+  private readonly changedHere = new Set<string>();
   /** When the subscriptions were last looked at: other instances' changes show at the next look. */
-  private lookedAt = 0;
+  private lookedAt = Number.NEGATIVE_INFINITY;
   /**
    * From this position on the kinds committed are known (undefined: nothing known yet, as while no
    * subscription is active); past it, the last position of each kind and of all.
@@ -193,9 +195,9 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
   }
 
   /** A subscription was made, changed or deleted here: the dispatcher learns of it at once. */
-  changed(): void {
+  changed(id: string): void {
     if (!this.config.webhooks.on || this.stopping) return;
-    this.changedHere = true;
+    this.changedHere.add(id);
     this.wakeup.wake();
   }
 
@@ -265,50 +267,81 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
   }
 
   /**
-   * Reads every subscription again when one changed here, or, every EVENTS_POLL_MS, when their count
-   * or last change differ from the last look's.
+   * Reads again the subscriptions changed here, and, every EVENTS_POLL_MS, looks for changes made
+   * elsewhere: when the count or the last change of the subscriptions differ from the last look's,
+   * reads each one's last change, and reads again those that differ from what is known.
    */
   private async readSubscriptions(): Promise<void> {
-    const changedHere = this.changedHere;
-    if (!changedHere && Date.now() - this.lookedAt < this.config.events.pollMs) return;
-    this.changedHere = false;
-    this.lookedAt = Date.now();
-    const rows = await this.unitOfWork.read(async (manager) => {
+    const ids = [...this.changedHere];
+    this.changedHere.clear();
+    const look = Date.now() - this.lookedAt >= this.config.events.pollMs;
+    if (look) this.lookedAt = Date.now();
+    if (ids.length === 0 && !look) return;
+    await this.unitOfWork.read(async (manager) => {
+      if (ids.length > 0) this.know(ids, await this.rowsOf(manager, ids));
+      if (!look) return;
       const [{ count, changed }] = await manager
         .createQueryBuilder(WebhookSubscriptionEntity, 'subscription')
         .select('COUNT(*)', 'count')
         .addSelect('MAX(subscription.updated_at)', 'changed')
         .getRawMany<{ count: unknown; changed: unknown }>();
       const signature = `${String(count)}|${String(changed)}`;
-      if (!changedHere && signature === this.signature) return undefined;
+      if (signature === this.signature) return;
       this.signature = signature;
-      return manager.find(WebhookSubscriptionEntity, { select: VIEW_COLUMNS });
+      const stamps = await manager.find(WebhookSubscriptionEntity, {
+        select: { id: true, updated_at: true },
+      });
+      const present = new Set(stamps.map(({ id }) => id));
+      for (const id of this.subscriptions.keys())
+        if (!present.has(id)) this.subscriptions.delete(id);
+      const stale = stamps
+        .filter(
+          ({ id, updated_at }) => this.subscriptions.get(id)?.updatedAt !== updated_at.getTime(),
+        )
+        .map(({ id }) => id);
+      this.know(stale, await this.rowsOf(manager, stale));
     });
-    if (rows) this.know(rows);
   }
 
-  /** Takes the subscriptions as read: new ones, changed ones, and those gone. */
-  private know(rows: readonly WebhookSubscriptionEntity[]): void {
-    const ids = new Set(rows.map(({ id }) => id));
-    for (const id of this.subscriptions.keys()) if (!ids.has(id)) this.subscriptions.delete(id);
-    for (const row of rows) {
-      const known = this.subscriptions.get(row.id);
-      const updatedAt = row.updated_at.getTime();
-      if (known && known.updatedAt === updatedAt) continue;
-      const subscription: Subscription = known ?? {
-        id: row.id,
+  /** The rows of the subscriptions `ids` names that still exist, read ROWS_AT_ONCE at a time. */
+  private async rowsOf(
+    manager: EntityManager,
+    ids: readonly string[],
+  ): Promise<WebhookSubscriptionEntity[]> {
+    const rows: WebhookSubscriptionEntity[] = [];
+    for (let at = 0; at < ids.length; at += ROWS_AT_ONCE)
+      rows.push(
+        ...(await manager.find(WebhookSubscriptionEntity, {
+          select: VIEW_COLUMNS,
+          where: { id: In(ids.slice(at, at + ROWS_AT_ONCE)) },
+        })),
+      );
+    return rows;
+  }
+
+  /** Takes the rows read of the subscriptions `ids` names: a missing row, one deleted. */
+  private know(ids: readonly string[], rows: readonly WebhookSubscriptionEntity[]): void {
+    const read = new Map(rows.map((row) => [row.id, row]));
+    for (const id of ids) {
+      const row = read.get(id);
+      if (!row) {
+        this.subscriptions.delete(id);
+        continue;
+      }
+      const subscription: Subscription = this.subscriptions.get(id) ?? {
+        id,
         status: row.status,
-        updatedAt,
+        updatedAt: 0,
         notBefore: 0,
         servedAt: 0,
         busy: false,
       };
       subscription.kinds = kindsOf(row.types);
       subscription.status = row.status;
-      subscription.updatedAt = updatedAt;
+      subscription.updatedAt = row.updated_at.getTime();
       // A change (a resume) ends a retry's wait; another instance's lease is waited out.
       subscription.notBefore = this.notBefore(row);
-      this.subscriptions.set(row.id, subscription);
+      this.subscriptions.set(id, subscription);
     }
   }
 

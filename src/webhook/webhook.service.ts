@@ -122,7 +122,7 @@ export class WebhookService {
       await manager.insert(WebhookSubscriptionEntity, row);
       await this.store.addCheckpoints(manager, [webhookCheckpoint(row.id)]);
     });
-    this.delivery.changed();
+    this.delivery.changed(row.id);
     this.audit('created', actor, row, changesOf({}, row));
     return row;
   }
@@ -203,7 +203,7 @@ export class WebhookService {
       await manager.delete(WebhookSubscriptionEntity, { id });
       await this.store.remove(manager, webhookCheckpoint(id));
     });
-    this.delivery.changed();
+    this.delivery.changed(id);
     this.audit('deleted', actor, row, {});
   }
 
@@ -227,7 +227,7 @@ export class WebhookService {
       return { before: row, update };
     });
     if (!changed) throw new WebhookNotFoundError(id);
-    this.delivery.changed();
+    this.delivery.changed(id);
     const { before, update } = changed;
     this.audit(action, actor, before, changesOf(before, update));
     return { ...before, ...update };
