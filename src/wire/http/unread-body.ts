@@ -28,7 +28,8 @@ export function settleUnreadBody(
   response: ServerResponse,
   { drainLimitBytes, requestTimeoutMs }: DrainLimits,
 ): void {
-  if (request.complete || request.readableEnded) return;
+  // Read whole, or its connection gone (the client left mid-body): nothing left to read or to wait for.
+  if (request.complete || request.readableEnded || request.destroyed) return;
   const length = request.headers['content-length'];
   const rest = length === undefined ? undefined : Number(length);
   // What was read of it (a limit crossed midway) only shortens the rest.
