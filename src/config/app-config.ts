@@ -140,8 +140,9 @@ export interface ConnectionLimits {
   readonly minBodyBytesPerSecond: number;
   readonly bodyRateGraceMs: number;
   /**
-   * After an answer sent before its body was read (413, 415, 401…), a rest up to this is read and
-   * discarded so that the connection carries the next request; a longer one closes the connection.
+   * After an answer sent before its body was read that keeps the connection (415, a 400 on the
+   * headers), a rest up to this is read and discarded so that the connection carries the next
+   * request; a longer one closes the connection.
    */
   readonly drainLimitBytes: number;
 }

@@ -188,7 +188,7 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     names: ['BODY_DRAIN_LIMIT'],
     default: '`4mb`',
     meaning:
-      'After an answer sent before the body was read (413, 415, 401, 403, 429), a rest up to this is read and discarded so that the keep-alive connection carries the next request (`Connection: keep-alive`); a longer or chunked one is answered `Connection: close`. `0`: always close.',
+      'After an answer sent before the body was read that keeps the connection (415, a 400 on the headers), a rest up to this is read and discarded so that the keep-alive connection carries the next request (`Connection: keep-alive`); a longer or chunked one is answered `Connection: close`. `0`: always close. A refusal (401, 403, 413, 429) always closes the connection.',
   },
   {
     names: ['AUTH_MODE'],
