@@ -1267,13 +1267,13 @@ const FEED_READER_ROUNDS = number('BENCH_FEED_READER_ROUNDS', 3);
 const FEED_WAITING = number('BENCH_FEED_WAITING', 500);
 /**
  * The feed on, with room for every bench reader and the load's connections besides: they all come
- * from loopback, one client address.
+ * from loopback, one client address. Waiting readers take half of the connections at most.
  */
 const FEED_READERS_ON = {
   EVENTS_FEED: 'true',
   EVENTS_FEED_MAX_WAITING_PER_CALLER: String(Math.max(FEED_WAITING, 1)),
-  HTTP_MAX_CONNECTIONS_PER_CLIENT: String(FEED_WAITING + 1000),
-  HTTP_MAX_CONNECTIONS: String(FEED_WAITING + 1000),
+  HTTP_MAX_CONNECTIONS_PER_CLIENT: String(2 * FEED_WAITING + 1000),
+  HTTP_MAX_CONNECTIONS: String(2 * FEED_WAITING + 1000),
 };
 
 /** The id of the newest event in the feed of the service at `url`, read page by page. */

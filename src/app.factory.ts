@@ -162,12 +162,14 @@ export async function createApp(
       logger: options.logger ?? frameworkLogger(rootLogger),
     },
   );
-  applyConnectionLimits(app.getHttpServer(), config.connections);
+  const admission = applyConnectionLimits(app.getHttpServer(), config.connections);
   answerUnparsableRequests(app.getHttpServer());
   // First of all: every request, whatever answers it, gets a request id and a log line, and is counted.
   app.use(app.get<RequestHandler>(HTTP_LOGGER));
   const metrics = config.metrics === 'off' ? undefined : app.get(ServiceMetrics);
   if (metrics) app.use(metrics.requestObserver());
+  // Then a request past the cap of requests in progress is refused, before it costs anything.
+  app.use(admission);
   app.use(asLegacyRouting(app.get(RouteMethods), config.apiPrefix));
   // ETags are set deliberately by the wire layer; Express's own would hash every body again.
   app.set('etag', false);

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import request from 'supertest';
-import { freePort, responds, ServiceProcess } from './support/processes';
+import { freePort, ServiceProcess } from './support/processes';
+import { RunningApp } from './support/test-app';
 
 /** A raw connection: what it has received, and how long after opening it closed. */
 interface RawConnection {
@@ -55,6 +56,48 @@ function statusOf(
     });
     probe.end();
   });
+}
+
+/** Waits until the connection has received `text`, or closed; whether it has. */
+async function receives(
+  connection: RawConnection,
+  text: string,
+  timeoutMs = 2000,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!connection.received().includes(text) && !connection.socket.destroyed) {
+    if (Date.now() > deadline) return false;
+    await delay(10);
+  }
+  return connection.received().includes(text);
+}
+
+/** The liveness probe's body, last of its answer. */
+const ALIVE = '{"status":"ok"}';
+
+/**
+ * A connection from `from` that has carried one request, answered, and is kept alive: idle. Each
+ * previous answer on it is the probe's, so `answers` counts them.
+ */
+async function idleConnection(port: number, from: string): Promise<RawConnection> {
+  const connection = await open(port, from);
+  connection.socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n');
+  if (!(await receives(connection, ALIVE)))
+    throw new Error(`No answer on a connection from ${from}`);
+  return connection;
+}
+
+/** Opens `count` idle connections from `from`, one after the other: the first is the oldest idle. */
+async function idleConnections(port: number, from: string, count: number) {
+  const connections: RawConnection[] = [];
+  for (let opened = 0; opened < count; opened++) connections.push(await idleConnection(port, from));
+  return connections;
+}
+
+/** How many of these the server has closed, once it has closed `expected` (or after a second). */
+async function closedOf(connections: readonly RawConnection[], expected: number): Promise<number> {
+  const closed = () => connections.filter((connection) => connection.socket.destroyed).length;
+  return eventually(() => Promise.resolve(closed()), expected, 1000);
 }
 
 /** Asks until the answer is the one expected or the time is up; returns the last answer. */
@@ -118,13 +161,13 @@ describe('connection limits of the spawned service (SQLite)', () => {
     for (const connection of slow) expect(connection.received()).toMatch(/^HTTP\/1\.1 408 /);
   });
 
-  it('refuses connections past the cap, and serves again once the slow ones have timed out', async () => {
+  it('at the cap, closes a connection that has sent nothing to serve a new one, before the header timeout', async () => {
     const held = await Promise.all(Array.from({ length: 20 }, () => open(service.port)));
-    await delay(200);
-    expect(await responds(service.port, '/health/live', 500)).toBe(false);
-
-    await Promise.all(held.map((connection) => connection.closedAfterMs));
-    await request(service.baseUrl).get('/health/live').expect(200);
+    // One of them is closed to make room for the probe: well before the header timeout.
+    expect(await statusOf(service.port, '/health/live', { timeoutMs: 500 })).toBe(200);
+    const firstClosed = await Promise.race(held.map((connection) => connection.closedAfterMs));
+    expect(firstClosed).toBeLessThan(900);
+    held.forEach((connection) => connection.socket.destroy());
   });
 
   it('answers 408 and closes the connection when a body arrives slower than the minimum rate', async () => {
@@ -217,18 +260,21 @@ describe('a health port outside the connection caps (spawned service, SQLite)', 
     expect(listening?.msg).toContain(`http://localhost:${healthPort}/health/live`);
   });
 
-  it('answers /health/live and /health/ready on the health port while the main port is saturated', async () => {
-    const held = await Promise.all(Array.from({ length: 5 }, () => open(service.port)));
-    await delay(200);
-    expect(await statusOf(service.port, '/health/live', { timeoutMs: 500 })).toBeUndefined();
+  it('answers /health/live and /health/ready on the health port while the main port refuses requests', async () => {
+    // Four requests in progress: all the main port takes of its five connections.
+    const held = await Promise.all(Array.from({ length: 4 }, () => open(service.port)));
+    held.forEach((connection) => connection.socket.write(UPDATE_HEAD));
+    const api = () => statusOf(service.port, '/api/Requirement/GetRequirements');
+    expect(await eventually(api, 503, 2000)).toBe(503);
 
     await request(healthUrl).get('/health/live').expect(200);
     await request(healthUrl).get('/health/ready').expect(200);
+    // The main port's probes are never refused either.
+    expect(await statusOf(service.port, '/health/ready')).toBe(200);
 
     held.forEach((connection) => connection.socket.destroy());
     await Promise.all(held.map((connection) => connection.closedAfterMs));
-    // The main port serves the probes too, once it has room.
-    expect(await eventually(() => statusOf(service.port, '/health/ready'), 200, 2000)).toBe(200);
+    expect(await eventually(api, 200, 2000)).toBe(200);
   });
 
   it('refuses every other path on the health port with 404 in the service error format', async () => {
@@ -329,5 +375,101 @@ describe('a connection cap per client address (spawned service, SQLite)', () => 
     // One of its connections closed, the address is served again.
     expect(await statusOf(service.port, '/health/live')).toBe(200);
     held.forEach((connection) => connection.socket.destroy());
+  });
+});
+
+describe('idle connections and requests in progress at the connection cap (HTTP_MAX_CONNECTIONS=20)', () => {
+  let running: RunningApp;
+  let port: number;
+  const held: RawConnection[] = [];
+
+  beforeEach(async () => {
+    // A service of its own for each: what one test leaves open does not count against the next.
+    running = await RunningApp.start('sqlite::memory:', {
+      HTTP_MAX_CONNECTIONS: '20',
+      EVENTS_FEED: 'true',
+    });
+    port = Number(new URL(running.baseUrl).port);
+  });
+
+  afterEach(async () => {
+    held.splice(0).forEach((connection) => connection.socket.destroy());
+    await running.close();
+  });
+
+  /** Keeps the connections, to be closed after the test. */
+  const hold = (connections: RawConnection[]) => {
+    held.push(...connections);
+    return connections;
+  };
+
+  it('answers the probe and a new client while idle keep-alive connections from four addresses fill the cap', async () => {
+    for (const from of ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'])
+      hold(await idleConnections(port, from, 5));
+
+    // Kept alive 65 s by default: one is closed at once to make room, so both are answered.
+    expect(await statusOf(port, '/health/live', { timeoutMs: 500 })).toBe(200);
+    expect(
+      await statusOf(port, '/api/Requirement/GetRequirements', {
+        from: '127.0.0.6',
+        timeoutMs: 500,
+      }),
+    ).toBe(200);
+    expect(await closedOf(held, 1)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('closes the idle connections of the address holding the most first, oldest first', async () => {
+    const few = hold(await idleConnections(port, '127.0.0.2', 4));
+    const many = hold(await idleConnections(port, '127.0.0.3', 16));
+
+    // Four new clients that stay connected: each takes the place of one of the sixteen.
+    hold(await idleConnections(port, '127.0.0.4', 4));
+    expect(await closedOf(many, 4)).toBe(4);
+    expect(many.slice(0, 4).every((connection) => connection.socket.destroyed)).toBe(true);
+    // The address with four, although its connections are the oldest, keeps them all.
+    for (const connection of few) {
+      connection.socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(await receives(connection, `${ALIVE}HTTP/1.1 200`)).toBe(true);
+    }
+  });
+
+  it('past the requests in progress it takes, answers 503 server_busy and closes, and always answers the probes', async () => {
+    // Eighteen bodies still arriving: the cap less its tenth.
+    hold(await Promise.all(Array.from({ length: 18 }, () => open(port, '127.0.0.2'))));
+    held.forEach((connection) => connection.socket.write(UPDATE_HEAD));
+    const api = () => statusOf(port, '/api/Requirement/GetRequirements', { from: '127.0.0.3' });
+    expect(await eventually(api, 503, 2000)).toBe(503);
+
+    const refused = hold([await open(port, '127.0.0.3')])[0];
+    refused.socket.write('GET /api/Requirement/GetRequirements HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(await refused.closedAfterMs).toBeLessThan(1000);
+    expect(refused.received()).toMatch(/^HTTP\/1\.1 503 /);
+    expect(refused.received()).toMatch(/\r\nConnection: close\r\n/i);
+    expect(refused.received()).toMatch(/\r\nRetry-After: 1\r\n/i);
+    expect(refused.received()).toContain('server_busy');
+    expect(await statusOf(port, '/health/live', { from: '127.0.0.4' })).toBe(200);
+    expect(await statusOf(port, '/health/ready', { from: '127.0.0.4' })).toBe(200);
+
+    // One of them answered, the others are served again.
+    held[0].socket.write(UPDATE_REST);
+    expect(await receives(held[0], 'HTTP/1.1 ')).toBe(true);
+    expect(await eventually(api, 200, 2000)).toBe(200);
+  });
+
+  it('lets feed readers wait on half of the connections at most, answering the probe and new clients', async () => {
+    const readers = Array.from({ length: 20 }, () =>
+      statusOf(port, '/api/Events?timeout=20000', { from: '127.0.0.2', timeoutMs: 3000 }),
+    );
+    // Ten wait (EVENTS_FEED_MAX_WAITING, half of the cap by default); the others are refused at once.
+    const settled = await Promise.all(
+      readers.map((reader) => Promise.race([reader, delay(1500, 'waiting')])),
+    );
+    expect(settled.filter((status) => status === 503)).toHaveLength(10);
+    expect(settled.filter((status) => status === 'waiting')).toHaveLength(10);
+
+    expect(await statusOf(port, '/health/live', { from: '127.0.0.3' })).toBe(200);
+    expect(await statusOf(port, '/api/Requirement/GetRequirements', { from: '127.0.0.3' })).toBe(
+      200,
+    );
   });
 });

@@ -7,10 +7,11 @@ import { getTransactionPath, UPDATE_AGENTS } from './support/update-agents-cases
 
 /**
  * Answers sent before the request's body was read (413, 415, 401, 403, 429) on a keep-alive
- * connection, as a gateway pooling its upstream connections sends them: the next request on the same
- * connection, which may be another client's, is answered at once. A rest the service drains is said
- * with `Connection: keep-alive`; one it will not read is said with `Connection: close`, and the
- * connection ends cleanly (FIN, not a reset) once the answer is out.
+ * connection, as a gateway pooling its upstream connections sends them. A refusal (413, 401, 403,
+ * 429) says `Connection: close` and ends the connection cleanly (FIN, not a reset) once the answer is
+ * out, so a refused client holds no connection. Another (415): the next request on the same
+ * connection, which may be another client's, is answered at once; a rest the service drains is said
+ * with `Connection: keep-alive`, one it will not read with `Connection: close`.
  */
 
 const TRANSACTION = 4242;
@@ -18,6 +19,8 @@ const KEYS = { writer: 'ea-writer-5b1f0c9e7d3a2846', reader: 'ea-reader-9e3d1c7b
 const SCOPED_KEYS = `${apiKeysVariable({ writer: KEYS.writer })},${apiKeysVariable({ reader: KEYS.reader })}:transactions:read`;
 /** How long the next request on the connection may take: a dead connection takes 30 s or more. */
 const NEXT_ANSWER_MS = 3000;
+/** How soon after a refusal its connection ends: kept alive, it would stay open 65 s. */
+const CLOSED_MS = 1000;
 
 interface RawAnswer {
   readonly status: number;
@@ -166,6 +169,16 @@ async function openOn(running: RunningApp): Promise<RawConnection> {
   return connection;
 }
 
+/** The next answer is `status`, says `Connection: close`, and the connection ends cleanly at once. */
+async function expectRefusalThatCloses(connection: RawConnection, status: number): Promise<void> {
+  const refused = await connection.answer();
+  expect([refused.status, refused.headers.connection]).toEqual([status, 'close']);
+  expect(await connection.closedWithin(CLOSED_MS)).toBe(true);
+  // A FIN after the whole answer, not a reset that could overtake it.
+  expect(connection.ended).toBe(true);
+  expect(connection.error).toBeUndefined();
+}
+
 afterEach(() => {
   for (const connection of connections.splice(0)) connection.close();
 });
@@ -187,30 +200,18 @@ describe('an answer sent before the body was read, on a keep-alive connection', 
     ['XML', 1_100_000, 'xml'],
     ['XML', 2_000_000, 'xml'],
   ] as const)(
-    'answers a %s body of %i bytes 413, keeps the connection, and answers the next request on it',
+    'answers a %s body of %i bytes 413 and ends the connection at once',
     async (_label, bytes, format) => {
       const connection = await openOn(running);
-      const started = Date.now();
       postThenRead(connection, bodyOf(format, bytes), {
         'Content-Type': CONTENT_TYPES[format],
         'X-Api-Key': KEYS.writer,
       });
-      const refused = await connection.answer();
-      expect(refused.status).toBe(413);
-      expect(refused.headers.connection).toBe('keep-alive');
-      const next = await connection.answer();
-      expect(next.status).toBe(200);
-      expect(JSON.parse(next.body)).toMatchObject({ transaction_id: TRANSACTION });
-      expect(Date.now() - started).toBeLessThan(NEXT_ANSWER_MS);
+      await expectRefusalThatCloses(connection, 413);
     },
   );
 
   it.each([
-    [
-      '415 for a media type it does not read',
-      415,
-      { 'Content-Type': 'text/plain', 'X-Api-Key': KEYS.writer },
-    ],
     ['401 without credentials', 401, { 'Content-Type': 'application/json' }],
     [
       '403 for a caller without transactions:write',
@@ -218,16 +219,35 @@ describe('an answer sent before the body was read, on a keep-alive connection', 
       { 'Content-Type': 'application/json', 'X-Api-Key': KEYS.reader },
     ],
   ])(
-    'answers %s without reading the body, then the next request',
+    'answers %s without reading the body, and ends the connection at once',
     async (_label, status, headers) => {
       const connection = await openOn(running);
       postThenRead(connection, bodyOf('json', 600_000), headers);
-      const refused = await connection.answer();
-      expect(refused.status).toBe(status);
-      expect(refused.headers.connection).toBe('keep-alive');
-      expect((await connection.answer()).status).toBe(200);
+      await expectRefusalThatCloses(connection, status);
     },
   );
+
+  it('answers 415 for a media type it does not read without reading the body, keeps the connection, and answers the next request on it', async () => {
+    const connection = await openOn(running);
+    const started = Date.now();
+    postThenRead(connection, bodyOf('json', 2_000_000), {
+      'Content-Type': 'text/plain',
+      'X-Api-Key': KEYS.writer,
+    });
+    const refused = await connection.answer();
+    expect(refused.status).toBe(415);
+    expect(refused.headers.connection).toBe('keep-alive');
+    const next = await connection.answer();
+    expect(next.status).toBe(200);
+    expect(JSON.parse(next.body)).toMatchObject({ transaction_id: TRANSACTION });
+    expect(Date.now() - started).toBeLessThan(NEXT_ANSWER_MS);
+  });
+
+  it('ends the connection of a request without a body refused 401, not keeping it alive', async () => {
+    const connection = await openOn(running);
+    connection.send(head('GET', getTransactionPath(TRANSACTION), {}));
+    await expectRefusalThatCloses(connection, 401);
+  });
 
   it('changes nothing with a refused body', async () => {
     const connection = await openOn(running);
@@ -236,7 +256,9 @@ describe('an answer sent before the body was read, on a keep-alive connection', 
       'X-Api-Key': KEYS.writer,
     });
     expect((await connection.answer()).status).toBe(413);
-    const read = JSON.parse((await connection.answer()).body) as { brokername: unknown };
+    const reading = await openOn(running);
+    reading.send(head('GET', getTransactionPath(TRANSACTION), { 'X-Api-Key': KEYS.reader }));
+    const read = JSON.parse((await reading.answer()).body) as { brokername: unknown };
     expect(read.brokername).toBe(transactionRecord(TRANSACTION).brokername);
   });
 });
@@ -280,13 +302,13 @@ describe('a rest it will not read', () => {
     connection.send(
       head('POST', UPDATE_AGENTS, {
         'Transfer-Encoding': 'chunked',
-        'Content-Type': 'application/json',
-        'X-Api-Key': KEYS.reader,
+        'Content-Type': 'text/plain',
+        'X-Api-Key': KEYS.writer,
       }),
       chunked,
     );
     const refused = await connection.answer();
-    expect(refused.status).toBe(403);
+    expect(refused.status).toBe(415);
     expect(refused.headers.connection).toBe('close');
     expect(await connection.closedWithin(NEXT_ANSWER_MS)).toBe(true);
   });
@@ -297,21 +319,21 @@ describe('a rest it will not read', () => {
     connection.send(
       head('POST', UPDATE_AGENTS, {
         'Content-Length': body.length,
-        'Content-Type': 'application/json',
-        'X-Api-Key': KEYS.reader,
+        'Content-Type': 'text/plain',
+        'X-Api-Key': KEYS.writer,
       }),
       body,
       100_000,
     );
     const refused = await connection.answer();
-    expect(refused.status).toBe(403);
+    expect(refused.status).toBe(415);
     expect(refused.headers.connection).toBe('keep-alive');
     expect(await connection.closedWithin(1500 + NEXT_ANSWER_MS)).toBe(true);
   });
 });
 
 describe('past the rate limit', () => {
-  it('answers 429 without reading the body, then the next request on the connection', async () => {
+  it('answers 429 without reading the body, and ends the connection at once', async () => {
     const running = await startApp({ RATE_LIMIT: '1', RATE_LIMIT_WINDOW_SECONDS: '60' });
     const connection = await openOn(running);
     connection.send(head('GET', getTransactionPath(TRANSACTION), { 'X-Api-Key': KEYS.writer }));
@@ -322,10 +344,6 @@ describe('past the rate limit', () => {
       { 'Content-Type': 'application/json', 'X-Api-Key': KEYS.writer },
       KEYS.writer,
     );
-    const refused = await connection.answer();
-    expect(refused.status).toBe(429);
-    expect(refused.headers.connection).toBe('keep-alive');
-    // The next request is answered (429 again: the caller's window is spent), not left waiting.
-    expect((await connection.answer()).status).toBe(429);
+    await expectRefusalThatCloses(connection, 429);
   });
 });

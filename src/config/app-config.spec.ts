@@ -645,7 +645,8 @@ describe('loadAppConfig', () => {
         retentionMs: 86_400_000,
         pollMs: 500,
         feed: false,
-        feedMaxWaiting: 2000,
+        // Half of HTTP_MAX_CONNECTIONS.
+        feedMaxWaiting: 500,
         feedMaxWaitingPerCaller: 20,
       });
       // The document as the service serves it on its own port.
@@ -695,6 +696,24 @@ describe('loadAppConfig', () => {
       expect(loadAppConfig({ EVENTS_SOURCE: '/property-sales' }).events.source).toBe(
         '/property-sales',
       );
+    });
+
+    it('lets feed readers wait on half of HTTP_MAX_CONNECTIONS at most, by default all of that half', () => {
+      const feed = { EVENTS_FEED: 'true', HTTP_MAX_CONNECTIONS: '101' };
+      expect(loadAppConfig(feed).events.feedMaxWaiting).toBe(50);
+      expect(loadAppConfig({ ...feed, EVENTS_FEED_MAX_WAITING: '50' }).events.feedMaxWaiting).toBe(
+        50,
+      );
+      const error = configurationErrorOf({ ...feed, EVENTS_FEED_MAX_WAITING: '51' });
+      expect(error.variables).toEqual(['EVENTS_FEED_MAX_WAITING']);
+      expect(error.problems).toEqual([
+        expect.stringContaining('must be at most half of HTTP_MAX_CONNECTIONS (50)'),
+      ]);
+      // The feed off, nobody waits: the setting is left as it is.
+      expect(
+        loadAppConfig({ HTTP_MAX_CONNECTIONS: '101', EVENTS_FEED_MAX_WAITING: '2000' }).events
+          .feedMaxWaiting,
+      ).toBe(2000);
     });
   });
 
@@ -762,7 +781,7 @@ describe('loadAppConfig', () => {
       ['HTTP_HEADERS_TIMEOUT_MS', '0'],
       ['HTTP_REQUEST_TIMEOUT_MS', 'soon'],
       ['HTTP_KEEP_ALIVE_TIMEOUT_MS', '-1'],
-      ['HTTP_MAX_CONNECTIONS', '0'],
+      ['HTTP_MAX_CONNECTIONS', '1'],
       ['HTTP_MAX_CONNECTIONS_PER_CLIENT', '-1'],
       ['HEALTH_PORT', '0'],
       ['HEALTH_PORT', '65536'],

@@ -134,7 +134,10 @@ export interface ConnectionLimits {
   readonly requestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this. */
   readonly keepAliveTimeoutMs: number;
-  /** Open connections at most; more are refused until some close. */
+  /**
+   * Open connections at most: past it an idle one is closed to make room, or the new one refused when
+   * none is idle. Requests in progress (other than the probes) take at most nine tenths of them.
+   */
   readonly maxConnections: number;
   /** Open connections from one client address at most; more from it are closed at once. 0: no cap. */
   readonly maxConnectionsPerClient: number;
@@ -144,8 +147,9 @@ export interface ConnectionLimits {
   readonly minBodyBytesPerSecond: number;
   readonly bodyRateGraceMs: number;
   /**
-   * After an answer sent before its body was read (413, 415, 401…), a rest up to this is read and
-   * discarded so that the connection carries the next request; a longer one closes the connection.
+   * After an answer sent before its body was read that keeps the connection (415, a 400 on the
+   * headers), a rest up to this is read and discarded so that the connection carries the next
+   * request; a longer one closes the connection.
    */
   readonly drainLimitBytes: number;
 }
@@ -587,7 +591,8 @@ function readConnectionLimits(
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: reader.integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65000, 100, 3600000),
-    maxConnections: reader.integer('HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
+    // A tenth of them, at least one, is kept from the requests in progress (reservedConnections).
+    maxConnections: reader.integer('HTTP_MAX_CONNECTIONS', 1000, 2, 1_000_000),
     // Behind a gateway every connection comes from the gateway: no cap by default. Else a quarter of
     // the default HTTP_MAX_CONNECTIONS, far above a browser's 6 or an HTTP client's pool.
     maxConnectionsPerClient: reader.integer(
@@ -636,7 +641,12 @@ function readRateLimit(
     : undefined;
 }
 
-function readEvents(reader: EnvironmentReader, env: Environment, port: number): EventsConfig {
+function readEvents(
+  reader: EnvironmentReader,
+  env: Environment,
+  port: number,
+  { maxConnections }: ConnectionLimits,
+): EventsConfig {
   const url = env.EVENTS_URL?.trim() || undefined;
   reader.check(
     'EVENTS_URL',
@@ -667,6 +677,15 @@ function readEvents(reader: EnvironmentReader, env: Environment, port: number): 
       !schemaUrl.includes('#'),
     "must be the http:// or https:// address of the AsyncAPI document, without a '#'",
   );
+  const feed = reader.flag('EVENTS_FEED', false);
+  // Each waiting reader holds a connection: the other half serve the other requests.
+  const mostWaiting = Math.floor(maxConnections / 2);
+  const feedMaxWaiting = reader.integer('EVENTS_FEED_MAX_WAITING', mostWaiting, 1, 100_000);
+  reader.check(
+    'EVENTS_FEED_MAX_WAITING',
+    !feed || feedMaxWaiting <= mostWaiting,
+    `must be at most half of HTTP_MAX_CONNECTIONS (${mostWaiting}): each waiting reader holds a connection`,
+  );
   return {
     url,
     exchange,
@@ -674,8 +693,8 @@ function readEvents(reader: EnvironmentReader, env: Environment, port: number): 
     schemaUrl,
     retentionMs: reader.integer('EVENTS_RETENTION_MS', 86_400_000, 0, 31 * 86_400_000),
     pollMs: reader.integer('EVENTS_POLL_MS', 500, 10, 60_000),
-    feed: reader.flag('EVENTS_FEED', false),
-    feedMaxWaiting: reader.integer('EVENTS_FEED_MAX_WAITING', 2000, 1, 100_000),
+    feed,
+    feedMaxWaiting,
     feedMaxWaitingPerCaller: reader.integer('EVENTS_FEED_MAX_WAITING_PER_CALLER', 20, 1, 100_000),
   };
 }
@@ -743,7 +762,7 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
     commit: reader.text('SERVICE_COMMIT', 'unknown'),
     rateLimit: readRateLimit(reader, env, auth),
     databaseTimeoutMs: reader.integer('DATABASE_TIMEOUT_MS', 5000, 100, 120000),
-    events: readEvents(reader, env, port),
+    events: readEvents(reader, env, port, connections),
     webhooks: readWebhooks(reader),
   };
   if (reader.problems.length > 0) {

@@ -159,7 +159,7 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     names: ['HTTP_MAX_CONNECTIONS'],
     default: '`1000`',
     meaning:
-      "Open connections at most; more are refused until some close. Keep it below the process's open-file limit.",
+      "Open connections at most (2 to 1000000). At it, a new connection closes an idle one (waiting for its first request or kept alive between two: the oldest of the address holding the most), and is refused only when none is idle. Requests in progress, other than `/health/live` and `/health/ready`, take all of it but a tenth (rounded up); past that, 503 `server_busy` with `Retry-After` and `Connection: close`, so the probes and new clients always find a connection. Keep it below the process's open-file limit.",
   },
   {
     names: ['HTTP_MAX_CONNECTIONS_PER_CLIENT'],
@@ -171,7 +171,7 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     names: ['HEALTH_PORT'],
     default: '(empty: none)',
     meaning:
-      'A second port serving only `/health/live` and `/health/ready`, with the same timeouts but outside both connection caps, so probes answer while clients saturate `PORT` (which must differ). Other paths there: 404.',
+      'A second port serving only `/health/live` and `/health/ready`, with the same timeouts but outside both connection caps, so probes answer whatever clients hold of `PORT` (which must differ), a flood of probes among them. Other paths there: 404.',
   },
   {
     names: ['BODY_MIN_BYTES_PER_SECOND'],
@@ -188,7 +188,7 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     names: ['BODY_DRAIN_LIMIT'],
     default: '`4mb`',
     meaning:
-      'After an answer sent before the body was read (413, 415, 401, 403, 429), a rest up to this is read and discarded so that the keep-alive connection carries the next request (`Connection: keep-alive`); a longer or chunked one is answered `Connection: close`. `0`: always close.',
+      'After an answer sent before the body was read that keeps the connection (415, a 400 on the headers), a rest up to this is read and discarded so that the keep-alive connection carries the next request (`Connection: keep-alive`); a longer or chunked one is answered `Connection: close`. `0`: always close. A refusal (401, 403, 413, 429) always closes the connection.',
   },
   {
     names: ['AUTH_MODE'],
@@ -358,9 +358,9 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
   },
   {
     names: ['EVENTS_FEED_MAX_WAITING'],
-    default: '`2000`',
+    default: 'half of `HTTP_MAX_CONNECTIONS` (`500`)',
     meaning:
-      'The most feed readers waiting for an event (`timeout` above 0) on an instance at once; one more answers 503 `event_feed_full` with `Retry-After`, and the gateway may send it to another instance (1 to 100000). Each holds a connection, not a database connection: a commit wakes them all with one read per position.',
+      'The most feed readers waiting for an event (`timeout` above 0) on an instance at once; one more answers 503 `event_feed_full` with `Retry-After`, and the gateway may send it to another instance (1 to half of `HTTP_MAX_CONNECTIONS`: with `EVENTS_FEED` on, the service refuses to start above it). Each holds a connection, so the other half of the connections serve the other requests; not a database connection: a commit wakes them all with one read per position.',
   },
   {
     names: ['EVENTS_FEED_MAX_WAITING_PER_CALLER'],

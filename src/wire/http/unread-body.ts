@@ -16,23 +16,28 @@ export interface DrainLimits {
 }
 
 /**
- * Makes an answer sent before its request's body was read whole (413, 415, 401, 403, 429, a 400 on
- * the headers) leave its connection fit for the next request, and says so in its headers. A rest of
- * known length up to `drainLimitBytes` is read and discarded after the answer (`Connection:
+ * Settles the connection of an error answer. One that `closes` says `Connection: close`, and its
+ * connection ends after it. Otherwise an answer sent before its request's body was read whole (415, a
+ * 400 on the headers) leaves its connection fit for the next request, and says so in its headers: a
+ * rest of known length up to `drainLimitBytes` is read and discarded after the answer (`Connection:
  * keep-alive`), within `requestTimeoutMs` or else the connection is closed; a longer rest, or one of
- * unknown length (chunked), closes the connection (`Connection: close`) after a linger. Call it
- * before the answer is sent.
+ * unknown length (chunked), closes the connection. A connection closed under an unread rest ends
+ * after a linger. Call it before the answer is sent.
  */
 export function settleUnreadBody(
   request: IncomingMessage,
   response: ServerResponse,
   { drainLimitBytes, requestTimeoutMs }: DrainLimits,
+  closes: boolean,
 ): void {
-  if (request.complete || request.readableEnded) return;
+  // Node ends the connection once an answer saying so is out.
+  if (closes) response.setHeader('Connection', 'close');
+  // Read whole, or its connection gone (the client left mid-body): nothing left to read or to wait for.
+  if (request.complete || request.readableEnded || request.destroyed) return;
   const length = request.headers['content-length'];
   const rest = length === undefined ? undefined : Number(length);
   // What was read of it (a limit crossed midway) only shortens the rest.
-  const drains = rest !== undefined && rest <= drainLimitBytes;
+  const drains = !closes && rest !== undefined && rest <= drainLimitBytes;
   const { socket } = request;
   if (drains) {
     response.setHeader('Connection', 'keep-alive');

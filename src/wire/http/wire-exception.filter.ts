@@ -23,6 +23,13 @@ import {
 import { RouteMethods } from './route-methods';
 import { settleUnreadBody } from './unread-body';
 
+/**
+ * Refusals of the client as it stands (unauthenticated, forbidden, a body too large, over a rate):
+ * their connections are closed after the answer, so that a refused client holds none. An error may
+ * ask the same with a `Connection: close` header of its own.
+ */
+const CLOSING_STATUSES: ReadonlySet<number> = new Set([401, 403, 413, 429]);
+
 interface DescribedError {
   readonly body: WireErrorBody;
   readonly headers?: Readonly<Record<string, string>>;
@@ -72,7 +79,8 @@ export class WireExceptionFilter implements ExceptionFilter {
       response.destroy();
       return;
     }
-    settleUnreadBody(request, response, this.config.connections);
+    const closes = CLOSING_STATUSES.has(body.status) || headers?.Connection === 'close';
+    settleUnreadBody(request, response, this.config.connections, closes);
     const contentType = requestContentType(request);
     const format = this.formats.forError(request.headers.accept, contentType?.type);
     const charset = responseCharset(request.get('Accept-Charset'), contentType?.declaredCharset);
