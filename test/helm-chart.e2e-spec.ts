@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { parse, parseAllDocuments } from 'yaml';
@@ -83,10 +84,13 @@ function helm(
   });
 }
 
-/** The chart rendered with `values` (JSON is YAML) as a release in namespace sales; fails if helm does. */
-async function render(values: object): Promise<KubeObject[]> {
+/**
+ * The chart (its folder, or a package of it) rendered with `values` (JSON is YAML) as a release in
+ * namespace sales; fails if helm does.
+ */
+async function render(values: object, chart = CHART): Promise<KubeObject[]> {
   const { code, stdout, stderr } = await helm(
-    ['template', RELEASE, CHART, '--namespace', 'sales', '--values', '-'],
+    ['template', RELEASE, chart, '--namespace', 'sales', '--values', '-'],
     JSON.stringify(values),
   );
   if (code !== 0) throw new Error(`helm template failed: ${stderr}`);
@@ -326,8 +330,11 @@ describe('the Helm chart (deploy/helm/property-sales-service)', () => {
     );
   });
 
-  it('refuses a release without a database, and a credential or a setting of its own in env', async () => {
+  it('refuses a release without a database, a value it does not know, and a credential or a setting of its own in env', async () => {
     expect(await refusal({})).toContain('database.url is required');
+    expect(await refusal(withValues({ serviceMonitor: { enable: true } }))).toContain(
+      "at '/serviceMonitor': additional properties 'enable' not allowed",
+    );
     expect(await refusal(withValues({ env: { DATABASE_URL: 'mysql://x' } }))).toContain(
       'env.DATABASE_URL: set by the chart',
     );
@@ -464,5 +471,22 @@ describe('the Helm chart (deploy/helm/property-sales-service)', () => {
         relabelings: [{ action: 'replace', targetLabel: 'job', replacement: [...jobs][0] }],
       }),
     ]);
+  });
+
+  it('carries the alerting rules in its package', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'chart-'));
+    try {
+      const { code, stderr } = await helm(['package', CHART, '--destination', directory]);
+      expect({ code, stderr }).toEqual(expect.objectContaining({ code: 0 }));
+      const [file] = await readdir(directory);
+      const rule = only(
+        await render(withValues({ prometheusRule: { enabled: true } }), join(directory, file)),
+        'PrometheusRule',
+      );
+      const alerts = parse(await readFile(ALERTS, 'utf8')) as { groups: unknown[] };
+      expect(rule.spec).toEqual({ groups: alerts.groups });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });
