@@ -58,8 +58,9 @@ required unless existingSecret names a Secret, and then none may be given.
 {{- .Values.existingSecret | default (include "property-sales-service.fullname" .) }}
 {{- end }}
 
-{{/* The pods' security settings and writable /tmp, the service's and the migrations' alike. */}}
-{{- define "property-sales-service.podSecurity" -}}
+{{/* What the service's pods and the migrations' share: no service-account token, the security
+context, the pull secrets and a writable /tmp. */}}
+{{- define "property-sales-service.podShared" -}}
 automountServiceAccountToken: false
 securityContext:
   {{- toYaml .Values.podSecurityContext | nindent 2 }}
@@ -73,7 +74,7 @@ volumes:
       sizeLimit: 64Mi
 {{- end }}
 
-{{- define "property-sales-service.containerSecurity" -}}
+{{- define "property-sales-service.containerShared" -}}
 securityContext:
   {{- toYaml .Values.securityContext | nindent 2 }}
 volumeMounts:
