@@ -6,6 +6,24 @@ const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
 };
 
+/**
+ * The e2e suites of `npm run test:quick`, the inner loop's tier: the modules' own suites, which run
+ * the application in-process on SQLite, beside every unit test but the generator's (which builds and
+ * tests a whole module).
+ */
+const QUICK_E2E = [
+  'requirements',
+  'transactions-read',
+  'update-agents',
+  'list-transactions',
+  'transaction-queries',
+  'http-contract',
+  'xml-responses',
+  'module-errors',
+  'legacy-parity',
+  'webhook-ownership',
+];
+
 /** @type {import('jest').Config} */
 const config = {
   // e2e suites start services and databases; a unit test never comes near this.
@@ -31,6 +49,21 @@ const config = {
       moduleFileExtensions: ['ts', 'js', 'json'],
       transform,
     },
+    // npm run test:quick: only when asked for, so that npm test runs none of its suites twice.
+    ...(process.env.TEST_TIER === 'quick'
+      ? [
+          {
+            displayName: 'quick',
+            testEnvironment: 'node',
+            rootDir: '.',
+            roots: ['<rootDir>/src', '<rootDir>/scripts', '<rootDir>/test'],
+            testRegex: `(\\.spec|/test/(${QUICK_E2E.join('|')})\\.e2e-spec)\\.ts$`,
+            testPathIgnorePatterns: ['/node_modules/', '/scripts/generate-module\\.spec\\.ts$'],
+            moduleFileExtensions: ['ts', 'js', 'json'],
+            transform,
+          },
+        ]
+      : []),
     // Records the legacy service's answers (npm run parity:record); only with a legacy service to ask.
     ...(process.env.PARITY_LEGACY_URL
       ? [
