@@ -25,6 +25,7 @@ import {
   startOnNewSqlite,
 } from './support/processes';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
+import { until, WebhookReceiver } from './support/webhook-receiver';
 import { describeOnMariaDb } from './support/test-app';
 
 /**
@@ -511,6 +512,12 @@ describeOnMariaDb('tracing on MariaDB', () => {
       DATABASE_URL: database.url,
       MIGRATIONS_RUN: 'true',
       AUTH_MODE: 'none',
+      // Background work that polls the database every 50 ms: the webhooks' dispatcher, the feed's.
+      WEBHOOKS: 'true',
+      WEBHOOKS_ALLOW_HTTP: 'true',
+      WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+      EVENTS_FEED: 'true',
+      EVENTS_POLL_MS: '50',
     });
     const connection = await createConnection({ uri: database.url.replace(/^mariadb:/, 'mysql:') });
     try {
@@ -570,6 +577,51 @@ describeOnMariaDb('tracing on MariaDB', () => {
     );
     expect(databaseSpans(spans).length).toBeGreaterThanOrEqual(2);
     for (const body of collector.bodies) expect(body).not.toContain(SECRET);
+  });
+
+  it('makes no trace of the background polls that find nothing, and one of each webhook delivery they make', async () => {
+    const receiver = await WebhookReceiver.start();
+    try {
+      const created = await fetch(`${service.baseUrl}/api/Webhook/CreateWebhook`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', traceparent: callerTraceparent().header },
+        body: JSON.stringify({ url: receiver.url }),
+      });
+      const { id } = (await created.json()) as { id: string };
+      // A second of polls, twenty of each, once the subscription's first look is done.
+      await delay(500);
+      const before = collector.spans.length;
+      await delay(1000);
+      expect(collector.spans.slice(before).filter((span) => !span.parentSpanId)).toEqual([]);
+
+      const caller = callerTraceparent();
+      await send(service, '/api/Transaction/UpdateAgents', 'mariadb-webhook', {
+        method: 'POST',
+        headers: { traceparent: caller.header, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ transaction_id: TRANSACTION, financetype: 'Cash', brokerid: 7 }),
+      });
+      await until(() => receiver.acknowledged.length > 0, 'the delivery');
+      let delivery: ReceivedSpan | undefined;
+      await until(
+        () =>
+          (delivery = collector.spans.find(
+            (span) =>
+              span.name === 'webhook deliver' && span.attributes['webhook.subscription'] === id,
+          )) !== undefined,
+        'the delivery span',
+      );
+      // A trace of its own, its database writes its children.
+      expect(delivery!.parentSpanId ?? '').toBe('');
+      const trace = await collector.trace(
+        delivery!.traceId,
+        (received) => databaseSpans(received).length > 0,
+      );
+      expect(databaseSpans(trace).map((span) => span.parentSpanId)).toEqual(
+        databaseSpans(trace).map(() => delivery!.spanId),
+      );
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

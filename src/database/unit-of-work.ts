@@ -24,6 +24,7 @@ import {
   isUnreachable,
   TransactionEndedError,
 } from './database-errors';
+import { withinTrace } from '../tracing/background';
 
 /** Attempts of a write that meets a deadlock or lock-wait timeout, before giving up with 503. */
 const WRITE_ATTEMPTS = 5;
@@ -566,7 +567,7 @@ export class UnitOfWork {
       }, this.config.databaseTimeoutMs);
     });
     try {
-      return await Promise.race([operation(deadline), timeout]);
+      return await Promise.race([withinTrace(() => operation(deadline)), timeout]);
     } catch (error) {
       if (isUnreachable(error)) throw new DatabaseUnavailableError(undefined, error);
       if (isContention(error))

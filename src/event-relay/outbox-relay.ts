@@ -35,6 +35,7 @@ import { registerBacklogGauges } from './backlog-gauges';
 import { BrokerPublishError, BrokerPublisher } from './broker-publisher';
 import { OutboxStore, type StoredEvent } from './outbox-store';
 import { Wakeup } from './wakeup';
+import { backgroundTrace } from '../tracing/background';
 
 /** The broker's checkpoint. */
 const BROKER = 'broker';
@@ -304,7 +305,11 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
     // Within the unit's time bound, so a broker that does not confirm fails the step, not the unit.
     const publishMs = Math.max(100, Math.floor(this.config.databaseTimeoutMs * 0.8));
     const publish = async (events: readonly StoredEvent[], ms: number) => {
-      await broker.publish(events, ms).catch((error: unknown) => {
+      await backgroundTrace(
+        'events publish',
+        { 'messaging.batch.message_count': events.length },
+        () => broker.publish(events, ms),
+      ).catch((error: unknown) => {
         this.metrics.publishFailures.inc();
         throw error;
       });
@@ -414,10 +419,16 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
           // The one a failure is told of: the batch's first, or the single event a retry takes.
           current = events[0]?.id;
           if (events.length > 0)
-            await handle(
-              events.map((event) => this.received(event, type)),
-              manager,
-              publish,
+            await backgroundTrace(
+              `events handle ${name}`,
+              { 'messaging.batch.message_count': events.length },
+              async () => {
+                await handle(
+                  events.map((event) => this.received(event, type)),
+                  manager,
+                  publish,
+                );
+              },
             );
           const full = events.length === limit;
           const reached = full ? events.at(-1)!.position : given;

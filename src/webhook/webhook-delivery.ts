@@ -18,6 +18,7 @@ import { Wakeup } from '../event-relay/wakeup';
 import { declaredIntegrationEvents } from '../events/integration-event';
 import { Outbox } from '../events/outbox';
 import { ServiceMetrics } from '../metrics/service-metrics';
+import { backgroundTrace } from '../tracing/background';
 import {
   DeliveryLedger,
   type Lease,
@@ -25,7 +26,7 @@ import {
   webhookCheckpoint,
 } from './delivery-ledger';
 import { WebhookSubscriptionEntity, type WebhookStatus } from './entities';
-import { EventPages } from './event-pages';
+import { type EventPage, EventPages } from './event-pages';
 import { retryDelay } from './retry-schedule';
 import {
   purgeHeldAt,
@@ -443,49 +444,25 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
   }
 
   /**
-   * Delivers the events of the subscription's kinds past `position`, up to DELIVERY_BATCH, one after
-   * the other, then frees the lease with the checkpoint past the last acknowledged (past every
-   * position read, when it took all there was); renews the lease when a slow subscriber has held it
-   * half its time. A failed delivery schedules the next attempt.
+   * Reads the events of the subscription's kinds past `position`, up to DELIVERY_BATCH, and delivers
+   * them as a trace of its own; with none, frees the lease with the checkpoint past every position
+   * read.
    */
-  private async run(subscription: Subscription, claimed: Lease, position: number): Promise<void> {
-    let lease = claimed;
+  private async run(subscription: Subscription, lease: Lease, position: number): Promise<void> {
     try {
       const page = await this.pages.after(position, kindsOf(lease.row.types));
-      let reached = position;
-      let last: StoredEvent | undefined;
-      let renewAt = Date.now() + this.leaseMs / 2;
-      for (const event of page.events) {
-        if (this.stopping) break;
-        const outcome = await this.deliver(lease.row, event);
-        if (outcome.result !== 'delivered') {
-          await this.failed(subscription, lease, reached, last, outcome);
-          return;
-        }
-        if (last === undefined && lease.row.failing_since !== null)
-          this.logger.log(
-            `Webhook ${lease.row.id} delivers again: event ${event.id} acknowledged after ${lease.row.attempts} failed attempts.`,
-          );
-        reached = event.position;
-        last = event;
-        if (Date.now() < renewAt) continue;
-        const renewed = await this.ledger.record(
-          lease,
-          { ...acknowledged(event), lease_until: new Date(Date.now() + this.leaseMs) },
-          reached,
-        );
-        if (!renewed) return;
-        lease = renewed;
-        renewAt = Date.now() + this.leaseMs / 2;
+      if (page.events.length === 0) {
+        await this.release(subscription, lease, position, undefined, page.lastGiven);
+        return;
       }
-      const all = !this.stopping && page.events.length < DELIVERY_BATCH;
-      const checkpoint = all ? Math.max(reached, page.lastGiven) : reached;
-      const released = await this.ledger.record(
-        lease,
-        { ...(last && acknowledged(last)), lease_owner: null, lease_until: null },
-        checkpoint,
+      await backgroundTrace(
+        'webhook deliver',
+        {
+          'webhook.subscription': lease.row.id,
+          'messaging.batch.message_count': page.events.length,
+        },
+        () => this.deliverPage(subscription, lease, position, page),
       );
-      if (released) subscription.position = Math.max(checkpoint, subscription.position ?? 0);
     } catch (error) {
       // Its lease runs out; the dispatcher tries it again then.
       subscription.position = undefined;
@@ -494,6 +471,69 @@ export class WebhookDelivery implements OnModuleInit, OnApplicationBootstrap, On
         `Webhook ${lease.row.id}: its deliveries cannot be recorded; tried again once its lease runs out: ${(error as Error).message}`,
       );
     }
+  }
+
+  /**
+   * Delivers the page's events, one after the other, then frees the lease with the checkpoint past
+   * the last acknowledged (past every position read, when the page took all there was); renews the
+   * lease when a slow subscriber has held it half its time. A failed delivery schedules the next
+   * attempt.
+   */
+  private async deliverPage(
+    subscription: Subscription,
+    claimed: Lease,
+    position: number,
+    page: EventPage,
+  ): Promise<void> {
+    let lease = claimed;
+    let reached = position;
+    let last: StoredEvent | undefined;
+    let renewAt = Date.now() + this.leaseMs / 2;
+    for (const event of page.events) {
+      if (this.stopping) break;
+      const outcome = await this.deliver(lease.row, event);
+      if (outcome.result !== 'delivered') {
+        await this.failed(subscription, lease, reached, last, outcome);
+        return;
+      }
+      if (last === undefined && lease.row.failing_since !== null)
+        this.logger.log(
+          `Webhook ${lease.row.id} delivers again: event ${event.id} acknowledged after ${lease.row.attempts} failed attempts.`,
+        );
+      reached = event.position;
+      last = event;
+      if (Date.now() < renewAt) continue;
+      const renewed = await this.ledger.record(
+        lease,
+        { ...acknowledged(event), lease_until: new Date(Date.now() + this.leaseMs) },
+        reached,
+      );
+      if (!renewed) return;
+      lease = renewed;
+      renewAt = Date.now() + this.leaseMs / 2;
+    }
+    const all = !this.stopping && page.events.length < DELIVERY_BATCH;
+    await this.release(subscription, lease, reached, last, all ? page.lastGiven : reached);
+  }
+
+  /**
+   * Frees the lease, the checkpoint moved past `reached` (to `upTo` when the run took all there was
+   * of its kinds), the last event acknowledged recorded.
+   */
+  private async release(
+    subscription: Subscription,
+    lease: Lease,
+    reached: number,
+    last: StoredEvent | undefined,
+    upTo: number,
+  ): Promise<void> {
+    const checkpoint = Math.max(reached, upTo);
+    const released = await this.ledger.record(
+      lease,
+      { ...(last && acknowledged(last)), lease_owner: null, lease_until: null },
+      checkpoint,
+    );
+    if (released) subscription.position = Math.max(checkpoint, subscription.position ?? 0);
   }
 
   private async deliver(
