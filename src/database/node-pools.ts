@@ -1,6 +1,7 @@
 import * as mysql2 from 'mysql2';
 import { type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
 import { isServerAway } from './database-errors';
+import { withinTrace } from '../tracing/background';
 
 /** A node as readiness and the metrics tell it: its address, and whether it serves. */
 export interface NodeStatus {
@@ -89,7 +90,7 @@ export class NodePools {
   private open(options: PoolOptions): this {
     this.options = options;
     this.firstCheck = this.checkAll();
-    this.timer = setInterval(() => void this.checkAll(), this.checkMs).unref();
+    this.timer = setInterval(() => void withinTrace(() => this.checkAll()), this.checkMs).unref();
     return this;
   }
 

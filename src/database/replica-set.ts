@@ -9,6 +9,7 @@ import {
   type PoolOptions,
 } from 'mysql2';
 import { isServerAway } from './database-errors';
+import { withinTrace } from '../tracing/background';
 
 /** Where reads go while no replica serves: to the primary, or nowhere (503). */
 export type ReplicaFallback = 'primary' | 'none';
@@ -241,7 +242,10 @@ export class ReplicaSet {
     this.firstCheck = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
       this.checkAll(),
     );
-    this.timer = setInterval(() => void this.checkAll(), this.settings.checkMs).unref();
+    this.timer = setInterval(
+      () => void withinTrace(() => this.checkAll()),
+      this.settings.checkMs,
+    ).unref();
     return cluster;
   }
 

@@ -16,6 +16,7 @@ import { DATABASE_RETRY_AFTER_SECONDS } from '../database/database-errors';
 import { SchemaCheck } from '../database/schema-check';
 import { UnitOfWork } from '../database/unit-of-work';
 import { Readiness } from './readiness';
+import { withinTrace } from '../tracing/background';
 
 /** How long the readiness probe waits for the database before calling it unreachable. */
 const PING_TIMEOUT_MS = 1500;
@@ -132,7 +133,10 @@ export class HealthController {
       return { ...(status && { nodes: status }), ...replicas };
     };
     try {
-      const answered = await within(this.dataSource.query<unknown[]>('SELECT 1'), PING_TIMEOUT_MS);
+      const answered = await within(
+        withinTrace(() => this.dataSource.query<unknown[]>('SELECT 1')),
+        PING_TIMEOUT_MS,
+      );
       return answered
         ? indicator.up(nodes())
         : indicator.down({ message: `No answer within ${PING_TIMEOUT_MS} ms`, ...nodes() });
