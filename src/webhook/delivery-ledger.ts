@@ -16,7 +16,7 @@ export interface Lease {
 }
 
 /** How long a record waits for others to join it in one write. */
-const GATHER_MS = 5;
+const GATHER_MS = 20;
 
 /** One record waiting for the next write. */
 interface Entry {
