@@ -1143,16 +1143,57 @@ async function newestFeedId(url: string): Promise<string | undefined> {
   }
 }
 
+/** What the feed's readers received, counted as they read. */
+interface FeedReading {
+  answers: number;
+  events: number;
+  bytes: number;
+}
+
 /** A reader that waits for the feed's next events and asks again, as partners read it. */
-async function readFeed(url: string, from: string | undefined, signal: AbortSignal): Promise<void> {
+async function readFeed(
+  url: string,
+  from: string | undefined,
+  signal: AbortSignal,
+  reading: FeedReading,
+): Promise<void> {
   let last = from;
   while (!signal.aborted) {
     const after = last === undefined ? '' : `&lastEventId=${last}`;
     const answer = await fetch(`${url}/api/Events?limit=1000&timeout=30000${after}`, { signal });
-    const page = (await answer.json()) as { id: string }[];
+    const text = await answer.text();
+    const page = JSON.parse(text) as { id: string }[];
+    reading.answers += 1;
+    reading.events += page.length;
+    reading.bytes += Buffer.byteLength(text);
     if (page.length > 0) last = page.at(-1)!.id;
   }
 }
+
+/** The CPU time a process has used, user and system, in seconds (Linux's /proc). */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command's name, which is in parentheses: utime and stime are 14th and 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Where the machine's time went while a feed-readers load ran. */
+interface FeedReadersCost {
+  readonly database: string;
+  readonly readers: number;
+  /** CPU seconds per second of the service's process and of the bench's (load and readers). */
+  readonly serviceCpu: number;
+  readonly benchCpu: number;
+  readonly answersPerSecond: number;
+  readonly eventsPerSecond: number;
+  readonly megabytesPerSecond: number;
+}
+
+const feedReadersCosts: FeedReadersCost[] = [];
+
+const feedReadersLine = (c: FeedReadersCost) =>
+  `Feed readers (${c.database}), ${c.readers} waiting: the service ${format(c.serviceCpu, 2)} CPU s/s, the bench (load and readers) ${format(c.benchCpu, 2)}; ${Math.round(c.answersPerSecond)} answers/s to the readers, ${Math.round(c.eventsPerSecond)} events/s, ${format(c.megabytesPerSecond)} MB/s.`;
 
 /** What FEED_WAITING readers of the event feed cost UpdateAgents, against none. */
 async function benchFeedReaders(
@@ -1170,12 +1211,27 @@ async function benchFeedReaders(
       const service = await startService(databaseUrl, FEED_READERS_ON);
       const from = await newestFeedId(service.url);
       const stop = new AbortController();
+      const counts: FeedReading = { answers: 0, events: 0, bytes: 0 };
       const reading = Promise.allSettled(
-        Array.from({ length: readers }, () => readFeed(service.url, from, stop.signal)),
+        Array.from({ length: readers }, () => readFeed(service.url, from, stop.signal, counts)),
       );
       // Every reader waiting before the writes begin.
       await sleep(1000);
+      const started = { at: performance.now(), cpu: process.cpuUsage(), counts: { ...counts } };
+      const serviceCpu = await cpuSeconds(service.process.pid!);
       figures.push(await runLoad(updateLoad(service.url, count, 'json')));
+      const seconds = (performance.now() - started.at) / 1000;
+      const bench = process.cpuUsage(started.cpu);
+      feedReadersCosts.push({
+        database,
+        readers,
+        serviceCpu: ((await cpuSeconds(service.process.pid!)) - serviceCpu) / seconds,
+        benchCpu: (bench.user + bench.system) / 1e6 / seconds,
+        answersPerSecond: (counts.answers - started.counts.answers) / seconds,
+        eventsPerSecond: (counts.events - started.counts.events) / seconds,
+        megabytesPerSecond: (counts.bytes - started.counts.bytes) / 1e6 / seconds,
+      });
+      process.stderr.write(`${feedReadersLine(feedReadersCosts.at(-1)!)}\n`);
       stop.abort();
       await reading;
       await stopService(service);
@@ -1235,6 +1291,7 @@ async function benchPartAlone(
       ...handlerLatencies.map(latencyLine),
       ...webhookDrains.map(webhookDrainLine),
       ...recomputeWaits.map(recomputeLine),
+      ...feedReadersCosts.map(feedReadersLine),
     ].join('\n')}\n`,
   );
 }
