@@ -501,19 +501,24 @@ describeOnEachDatabase("The event feed's reads", (context) => {
     );
     await dataSource.query(sqlite ? 'ANALYZE' : 'ANALYZE TABLE event_outbox');
     const store = new OutboxStore(dataSource);
+    // As a reader that does not wait reads, and up to the latest position given as one that waits.
     const reads = [
       ...store.feedStatements('00012345-0000-4000-8000-000000012345', 100),
       ...store.feedStatements(undefined, 1000),
+      ...store.feedStatements('00012345-0000-4000-8000-000000012345', 100, 12_400),
+      ...store.feedStatements(undefined, 1000, 12_400),
     ];
     for (const statement of reads)
       expect({
         sql: statement.sql,
         scans: await fullScans(dataSource, statement, { sorts: true }),
       }).toEqual({ sql: statement.sql, scans: [] });
-    // The page after that event is there: the plans are those of a real read.
-    expect(await dataSource.query<unknown[]>(reads[1].sql, [...reads[1].parameters])).toHaveLength(
-      100,
-    );
+    // The page after that event is there, and up to a position the part of it up to there: the
+    // plans are those of real reads.
+    const rows = ({ sql, parameters }: (typeof reads)[number]) =>
+      dataSource.query<unknown[]>(sql, [...parameters]);
+    expect(await rows(reads[0])).toHaveLength(100);
+    expect(await rows(reads[3])).toHaveLength(55);
   });
 });
 

@@ -120,6 +120,11 @@ export interface EventsConfig {
   /** The most feed readers waiting (a long poll) on an instance, and per caller. */
   readonly feedMaxWaiting: number;
   readonly feedMaxWaitingPerCaller: number;
+  /**
+   * The least time between two wake-ups of the feed's waiting readers: the commits after one are
+   * gathered into the next.
+   */
+  readonly feedWakeMs: number;
 }
 
 /** What one client connection may hold of the server, so that slow clients cannot starve the others. */
@@ -673,6 +678,7 @@ function readEvents(reader: EnvironmentReader, env: Environment, port: number): 
     feed: reader.flag('EVENTS_FEED', false),
     feedMaxWaiting: reader.integer('EVENTS_FEED_MAX_WAITING', 2000, 1, 100_000),
     feedMaxWaitingPerCaller: reader.integer('EVENTS_FEED_MAX_WAITING_PER_CALLER', 20, 1, 100_000),
+    feedWakeMs: reader.integer('EVENTS_FEED_WAKE_MS', 250, 0, 10_000),
   };
 }
 
