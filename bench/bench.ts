@@ -11,6 +11,7 @@ import { createScratchDatabase } from '../scripts/scratch-database';
 import { generateRequirements, generateTransactions, type DatasetSize } from './dataset';
 import { BENCH_EVENTS, benchDataTransfer, TRANSFER_SIZE, transferTable } from './data-transfer';
 import { benchEventFeed, feedTable } from './event-feed';
+import { type FeedReadings } from './feed-readers';
 import { runMysqlReference } from './reference-mysql';
 import { children, freePort, REACTING_SERVICE, startService, stopService } from './service';
 import { TcpRelay } from './tcp-relay';
@@ -1143,31 +1144,36 @@ async function newestFeedId(url: string): Promise<string | undefined> {
   }
 }
 
-/** What the feed's readers received, counted as they read. */
-interface FeedReading {
-  answers: number;
-  events: number;
-  bytes: number;
-}
-
-/** A reader that waits for the feed's next events and asks again, as partners read it. */
-async function readFeed(
-  url: string,
-  from: string | undefined,
-  signal: AbortSignal,
-  reading: FeedReading,
-): Promise<void> {
-  let last = from;
-  while (!signal.aborted) {
-    const after = last === undefined ? '' : `&lastEventId=${last}`;
-    const answer = await fetch(`${url}/api/Events?limit=1000&timeout=30000${after}`, { signal });
-    const text = await answer.text();
-    const page = JSON.parse(text) as { id: string }[];
-    reading.answers += 1;
-    reading.events += page.length;
-    reading.bytes += Buffer.byteLength(text);
-    if (page.length > 0) last = page.at(-1)!.id;
-  }
+/** FEED_WAITING readers, or `count`, light ones in a process of their own, reading after `from`. */
+async function startFeedReaders(url: string, from: string | undefined, count: number) {
+  const child = fork(join(__dirname, 'feed-readers.js'), [url, from ?? '', String(count)], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  children.push(child);
+  let stopping = false;
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => {
+      if (!stopping) reject(new Error(`The feed readers exited ${code}`));
+    }),
+  );
+  exited.catch(() => undefined);
+  await new Promise((resolve) => child.once('spawn', resolve));
+  return {
+    /** What they received so far, and their CPU time. */
+    counts: () =>
+      Promise.race([
+        exited,
+        new Promise<FeedReadings>((resolve) => {
+          child.once('message', (message) => resolve(message as FeedReadings));
+          child.send('counts');
+        }),
+      ]),
+    stop: async () => {
+      stopping = true;
+      child.send('stop');
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
 }
 
 /** The CPU time a process has used, user and system, in seconds (Linux's /proc). */
@@ -1182,9 +1188,10 @@ async function cpuSeconds(pid: number): Promise<number> {
 interface FeedReadersCost {
   readonly database: string;
   readonly readers: number;
-  /** CPU seconds per second of the service's process and of the bench's (load and readers). */
+  /** CPU seconds per second of the service's process, the load's (the bench's) and the readers'. */
   readonly serviceCpu: number;
-  readonly benchCpu: number;
+  readonly loadCpu: number;
+  readonly readersCpu: number;
   readonly answersPerSecond: number;
   readonly eventsPerSecond: number;
   readonly megabytesPerSecond: number;
@@ -1193,7 +1200,7 @@ interface FeedReadersCost {
 const feedReadersCosts: FeedReadersCost[] = [];
 
 const feedReadersLine = (c: FeedReadersCost) =>
-  `Feed readers (${c.database}), ${c.readers} waiting: the service ${format(c.serviceCpu, 2)} CPU s/s, the bench (load and readers) ${format(c.benchCpu, 2)}; ${Math.round(c.answersPerSecond)} answers/s to the readers, ${Math.round(c.eventsPerSecond)} events/s, ${format(c.megabytesPerSecond)} MB/s.`;
+  `Feed readers (${c.database}), ${c.readers} waiting: the service ${format(c.serviceCpu, 2)} CPU s/s, the load ${format(c.loadCpu, 2)}, the readers ${format(c.readersCpu, 2)}; ${Math.round(c.answersPerSecond)} answers/s to the readers, ${Math.round(c.eventsPerSecond)} events/s, ${format(c.megabytesPerSecond)} MB/s.`;
 
 /** What FEED_WAITING readers of the event feed cost UpdateAgents, against none. */
 async function benchFeedReaders(
@@ -1210,30 +1217,29 @@ async function benchFeedReaders(
     ] as const) {
       const service = await startService(databaseUrl, FEED_READERS_ON);
       const from = await newestFeedId(service.url);
-      const stop = new AbortController();
-      const counts: FeedReading = { answers: 0, events: 0, bytes: 0 };
-      const reading = Promise.allSettled(
-        Array.from({ length: readers }, () => readFeed(service.url, from, stop.signal, counts)),
-      );
+      const reading = await startFeedReaders(service.url, from, readers);
       // Every reader waiting before the writes begin.
       await sleep(1000);
-      const started = { at: performance.now(), cpu: process.cpuUsage(), counts: { ...counts } };
+      const before = await reading.counts();
+      const started = { at: performance.now(), cpu: process.cpuUsage() };
       const serviceCpu = await cpuSeconds(service.process.pid!);
       figures.push(await runLoad(updateLoad(service.url, count, 'json')));
       const seconds = (performance.now() - started.at) / 1000;
-      const bench = process.cpuUsage(started.cpu);
+      const load = process.cpuUsage(started.cpu);
+      const after = await reading.counts();
+      const perSecond = (key: keyof FeedReadings) => (after[key] - before[key]) / seconds;
       feedReadersCosts.push({
         database,
         readers,
         serviceCpu: ((await cpuSeconds(service.process.pid!)) - serviceCpu) / seconds,
-        benchCpu: (bench.user + bench.system) / 1e6 / seconds,
-        answersPerSecond: (counts.answers - started.counts.answers) / seconds,
-        eventsPerSecond: (counts.events - started.counts.events) / seconds,
-        megabytesPerSecond: (counts.bytes - started.counts.bytes) / 1e6 / seconds,
+        loadCpu: (load.user + load.system) / 1e6 / seconds,
+        readersCpu: perSecond('cpuSeconds'),
+        answersPerSecond: perSecond('answers'),
+        eventsPerSecond: perSecond('events'),
+        megabytesPerSecond: perSecond('bytes') / 1e6,
       });
       process.stderr.write(`${feedReadersLine(feedReadersCosts.at(-1)!)}\n`);
-      stop.abort();
-      await reading;
+      await reading.stop();
       await stopService(service);
     }
   const none = record(
