@@ -121,10 +121,11 @@ export interface EventsConfig {
   readonly feedMaxWaiting: number;
   readonly feedMaxWaitingPerCaller: number;
   /**
-   * The least time between two wake-ups of the feed's waiting readers: the commits after one are
-   * gathered into the next.
+   * The least time between two wake-ups of the feed's waiting readers, and more for each reader
+   * waiting: the commits after one are gathered into the next.
    */
   readonly feedWakeMs: number;
+  readonly feedWakeMsPerReader: number;
 }
 
 /** What one client connection may hold of the server, so that slow clients cannot starve the others. */
@@ -679,6 +680,7 @@ function readEvents(reader: EnvironmentReader, env: Environment, port: number): 
     feedMaxWaiting: reader.integer('EVENTS_FEED_MAX_WAITING', 2000, 1, 100_000),
     feedMaxWaitingPerCaller: reader.integer('EVENTS_FEED_MAX_WAITING_PER_CALLER', 20, 1, 100_000),
     feedWakeMs: reader.integer('EVENTS_FEED_WAKE_MS', 250, 0, 10_000),
+    feedWakeMsPerReader: reader.integer('EVENTS_FEED_WAKE_MS_PER_READER', 2, 0, 100),
   };
 }
 

@@ -360,7 +360,7 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     names: ['EVENTS_FEED_MAX_WAITING'],
     default: '`2000`',
     meaning:
-      'The most feed readers waiting for an event (`timeout` above 0) on an instance at once; one more answers 503 `event_feed_full` with `Retry-After`, and the gateway may send it to another instance (1 to 100000). Each holds a connection, not a database connection: a commit wakes them all with one read per position.',
+      'The most feed readers waiting for an event (`timeout` above 0) on an instance at once; one more answers 503 `event_feed_full` with `Retry-After`, and the gateway may send it to another instance (1 to 100000). Each holds a connection, not a database connection: a wake-up (`EVENTS_FEED_WAKE_MS`) answers them all with one read and one body per position.',
   },
   {
     names: ['EVENTS_FEED_MAX_WAITING_PER_CALLER'],
@@ -372,7 +372,13 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     names: ['EVENTS_FEED_WAKE_MS'],
     default: '`250`',
     meaning:
-      "The least time between two wake-ups of the feed readers waiting on an instance (0 to 10000): the first commit after a quiet spell wakes them at once, the commits within the interval after are gathered into one wake-up at its end, and each waiting reader is answered once per wake-up with one page read and built once for all. So a waiting reader gets an event at most this long after it is given its position, and each wake-up costs the instance about 0.3 ms of its CPU a waiting reader, whatever the rate of commits: 500 readers and 250 ms take a core's 60%. Raise it with many readers waiting; 0 wakes them after every commit. See [Consuming events](consuming-events.md#the-event-feed).",
+      'The least time between two wake-ups of the feed readers waiting on an instance (0 to 10000): the first commit after a quiet spell wakes them at once, and the commits within the interval after a wake-up are gathered into one more at its end, which answers each waiting reader once, with one page read and built for all. With `EVENTS_FEED_WAKE_MS_PER_READER` the interval grows with the readers waiting. A waiting reader gets an event at most the interval after its commit (and the look at the outbox that gives it its position). 0 wakes them after every commit, one look at a time. See [Consuming events](consuming-events.md#the-event-feed).',
+  },
+  {
+    names: ['EVENTS_FEED_WAKE_MS_PER_READER'],
+    default: '`2`',
+    meaning:
+      "How much longer the interval between two wake-ups of the waiting feed readers is for each reader waiting, in ms (0 to 100): a wake-up answers every waiting reader, each answer some 0.3 ms of the instance's CPU, so 2 ms a reader keeps the answers to about a seventh of a core however many wait (500 readers: a wake-up a second, 2000: one every 4 s). 0 keeps `EVENTS_FEED_WAKE_MS` whatever their number.",
   },
   {
     names: ['WEBHOOKS'],

@@ -1,28 +1,28 @@
 import { Throttle } from './throttle';
 
-/** A task whose runs end when the test says: when each started, by the fake clock. */
+/** A task whose runs end when the test says, counted or not: when each started, by the fake clock. */
 function task() {
   const starts: number[] = [];
-  const ends: (() => void)[] = [];
+  const ends: ((counted: boolean) => void)[] = [];
   const run = () => {
     starts.push(performance.now());
-    return new Promise<void>((resolve) => ends.push(resolve));
+    return new Promise<boolean>((resolve) => ends.push(resolve));
   };
   /** Ends the run under way, and lets what follows its end happen. */
-  const end = async () => {
-    ends.shift()!();
+  const end = async (counted = true) => {
+    ends.shift()!(counted);
     await jest.advanceTimersByTimeAsync(0);
   };
   return { starts, run, end };
 }
 
-describe('Throttle, one run at a time and at most one start per interval', () => {
+describe('Throttle, one run at a time and at most one counted run per interval', () => {
   beforeEach(() => jest.useFakeTimers({ now: 0 }));
   afterEach(() => jest.useRealTimers());
 
   it('runs at once when asked after a quiet spell, and gathers the asks of the interval into one run at its end', async () => {
     const { starts, run, end } = task();
-    const throttle = new Throttle(run, 250);
+    const throttle = new Throttle(run, () => 250);
     throttle.ask();
     expect(starts).toEqual([0]);
     await end();
@@ -45,7 +45,7 @@ describe('Throttle, one run at a time and at most one start per interval', () =>
 
   it('starts the next run once the one under way ends, when that is past the interval', async () => {
     const { starts, run, end } = task();
-    const throttle = new Throttle(run, 100);
+    const throttle = new Throttle(run, () => 100);
     throttle.ask();
     await jest.advanceTimersByTimeAsync(50);
     throttle.ask();
@@ -60,7 +60,7 @@ describe('Throttle, one run at a time and at most one start per interval', () =>
 
   it('runs after every commit with an interval of 0, one at a time, asks during a run gathered', async () => {
     const { starts, run, end } = task();
-    const throttle = new Throttle(run, 0);
+    const throttle = new Throttle(run, () => 0);
     throttle.ask();
     throttle.ask();
     throttle.ask();
@@ -71,9 +71,42 @@ describe('Throttle, one run at a time and at most one start per interval', () =>
     expect(starts).toEqual([0, 0]);
   });
 
+  it('lets a run that did not count leave the next ask its leading edge', async () => {
+    const { starts, run, end } = task();
+    const throttle = new Throttle(run, () => 250);
+    throttle.ask();
+    await end(false);
+    await jest.advanceTimersByTimeAsync(10);
+    throttle.ask();
+    expect(starts).toEqual([0, 10]);
+    await end();
+    await jest.advanceTimersByTimeAsync(10);
+    throttle.ask();
+    await jest.advanceTimersByTimeAsync(239);
+    expect(starts).toEqual([0, 10]);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(starts).toEqual([0, 10, 260]);
+    await end();
+  });
+
+  it('takes the interval as it is when a run is asked for', async () => {
+    const { starts, run, end } = task();
+    let interval = 100;
+    const throttle = new Throttle(run, () => interval);
+    throttle.ask();
+    await end();
+    interval = 400;
+    throttle.ask();
+    await jest.advanceTimersByTimeAsync(399);
+    expect(starts).toEqual([0]);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(starts).toEqual([0, 400]);
+    await end();
+  });
+
   it('runs no more once stopped, and waits for the run under way', async () => {
     const { starts, run, end } = task();
-    const throttle = new Throttle(run, 100);
+    const throttle = new Throttle(run, () => 100);
     throttle.ask();
     throttle.ask();
     let stopped = false;

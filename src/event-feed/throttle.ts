@@ -1,21 +1,25 @@
 /**
- * Runs a task when asked, one run at a time and at most one start per interval: the first ask after a
- * quiet spell starts it at once, and the asks that come within the interval after a start are
- * gathered into one more run at the interval's end (or once the run under way ends, when that is
- * later). So a burst of asks costs two runs an interval at most, and the last ask is never later than
- * an interval, plus the run under way, from a run that started after it.
+ * Runs a task when asked, one run at a time, and after a run that counted (one that says so) no
+ * other start for an interval from its start (as long as `intervalMs` says when a run is asked for):
+ * the first ask after a quiet spell starts a run at once, and the asks that come within the interval
+ * after a counted run are gathered into one more run at the interval's end (or once the run under way
+ * ends, when that is later). So counted runs start at most once an interval, and an ask waits for a
+ * run that starts after it no longer than an interval and the run under way.
  */
 export class Throttle {
   private lastStart = Number.NEGATIVE_INFINITY;
   private asked = false;
-  private running?: Promise<void>;
+  private running?: Promise<unknown>;
   private timer?: NodeJS.Timeout;
   private stopped = false;
 
-  /** `task` settles, never rejects: it answers for its own failures. */
+  /**
+   * `task` resolves with whether its run counted; it never rejects: it answers for its own
+   * failures.
+   */
   constructor(
-    private readonly task: () => Promise<void>,
-    private readonly intervalMs: number,
+    private readonly task: () => Promise<boolean>,
+    private readonly intervalMs: () => number,
   ) {}
 
   /** Asks for a run: now, or at the end of the interval, or after the run under way. */
@@ -33,7 +37,7 @@ export class Throttle {
 
   private schedule(): void {
     if (!this.asked || this.running || this.timer || this.stopped) return;
-    const wait = this.lastStart + this.intervalMs - performance.now();
+    const wait = this.lastStart + this.intervalMs() - performance.now();
     if (wait > 0) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
@@ -43,8 +47,9 @@ export class Throttle {
       return;
     }
     this.asked = false;
-    this.lastStart = performance.now();
-    this.running = this.task().finally(() => {
+    const start = performance.now();
+    this.running = this.task().then((counted) => {
+      if (counted) this.lastStart = start;
       this.running = undefined;
       this.schedule();
     });
