@@ -648,7 +648,7 @@ describe('loadAppConfig', () => {
         feedMaxWaiting: 2000,
         feedMaxWaitingPerCaller: 20,
         feedWakeMs: 250,
-        feedWakeMsPerReader: 2,
+        feedWakeMsPerReader: 8,
       });
       // The document as the service serves it on its own port.
       expect(loadAppConfig({ PORT: '8080' }).events.schemaUrl).toBe(

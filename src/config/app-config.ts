@@ -680,7 +680,7 @@ function readEvents(reader: EnvironmentReader, env: Environment, port: number): 
     feedMaxWaiting: reader.integer('EVENTS_FEED_MAX_WAITING', 2000, 1, 100_000),
     feedMaxWaitingPerCaller: reader.integer('EVENTS_FEED_MAX_WAITING_PER_CALLER', 20, 1, 100_000),
     feedWakeMs: reader.integer('EVENTS_FEED_WAKE_MS', 250, 0, 10_000),
-    feedWakeMsPerReader: reader.integer('EVENTS_FEED_WAKE_MS_PER_READER', 2, 0, 100),
+    feedWakeMsPerReader: reader.integer('EVENTS_FEED_WAKE_MS_PER_READER', 8, 0, 100),
   };
 }
 

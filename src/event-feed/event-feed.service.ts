@@ -77,9 +77,10 @@ export interface FeedPage {
  * EVENTS_POLL_MS, and after a commit here while a reader waits, or when a reader is about to wait;
  * a look that finds new positions wakes the waiting readers, and no other look is made for
  * EVENTS_FEED_WAKE_MS after it (longer with many readers waiting), the commits meanwhile gathered
- * into one look at its end: the readers are woken once per batch of commits, not per commit. A waiting reader reads up to the latest position given as this
- * instance last looked, so that the readers one wake-up answers all read the same events, whenever
- * they ask: each page is read and built once, and kept for them until a later position is given.
+ * into one look at its end: the readers are woken once per batch of commits, not per commit. A
+ * waiting reader reads up to the latest position given as this instance last looked, so that the
+ * readers one wake-up answers all read the same events, whenever they ask: each page is read and
+ * built once, and kept for them until a later position is given.
  */
 @Injectable()
 export class EventFeed implements OnApplicationBootstrap, OnModuleDestroy {
@@ -110,7 +111,8 @@ export class EventFeed implements OnApplicationBootstrap, OnModuleDestroy {
       config.events.feedMaxWaiting,
       config.events.feedMaxWaitingPerCaller,
     );
-    // Waking a reader costs the instance about 0.3 ms: with many waiting, they are woken less often.
+    // Each answer costs the instance, and its reader's next request: with many waiting, they are
+    // woken less often, so that they cost the same share of it however many they are.
     const { feedWakeMs, feedWakeMsPerReader } = config.events;
     this.checks = new Throttle(
       () => this.check(),
