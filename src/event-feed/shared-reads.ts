@@ -7,7 +7,7 @@ export interface Keeping<T> {
 
 /**
  * Reads under way, by what they read: a reader that asks for what a read under way answers joins
- * it, so the readers one commit wakes at a position cost one database read and one body between
+ * it, so the readers one wake-up answers at a position cost one database read and one body between
  * them. With `keeping`, for reads whose answer never changes, an answer stays once read (a failure
  * does not), for the readers that ask for it later: while the answers kept weigh `budget` in all.
  */
