@@ -11,6 +11,7 @@ import { createScratchDatabase } from '../scripts/scratch-database';
 import { generateRequirements, generateTransactions, type DatasetSize } from './dataset';
 import { BENCH_EVENTS, benchDataTransfer, TRANSFER_SIZE, transferTable } from './data-transfer';
 import { benchEventFeed, feedTable } from './event-feed';
+import { type FeedReadings } from './feed-readers';
 import { runMysqlReference } from './reference-mysql';
 import {
   children,
@@ -1289,16 +1290,63 @@ async function newestFeedId(url: string): Promise<string | undefined> {
   }
 }
 
-/** A reader that waits for the feed's next events and asks again, as partners read it. */
-async function readFeed(url: string, from: string | undefined, signal: AbortSignal): Promise<void> {
-  let last = from;
-  while (!signal.aborted) {
-    const after = last === undefined ? '' : `&lastEventId=${last}`;
-    const answer = await fetch(`${url}/api/Events?limit=1000&timeout=30000${after}`, { signal });
-    const page = (await answer.json()) as { id: string }[];
-    if (page.length > 0) last = page.at(-1)!.id;
-  }
+/** FEED_WAITING readers, or `count`, light ones in a process of their own, reading after `from`. */
+async function startFeedReaders(url: string, from: string | undefined, count: number) {
+  const child = fork(join(__dirname, 'feed-readers.js'), [url, from ?? '', String(count)], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  children.push(child);
+  let stopping = false;
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => {
+      if (!stopping) reject(new Error(`The feed readers exited ${code}`));
+    }),
+  );
+  exited.catch(() => undefined);
+  await new Promise((resolve) => child.once('spawn', resolve));
+  return {
+    /** What they received so far, and their CPU time. */
+    counts: () =>
+      Promise.race([
+        exited,
+        new Promise<FeedReadings>((resolve) => {
+          child.once('message', (message) => resolve(message as FeedReadings));
+          child.send('counts');
+        }),
+      ]),
+    stop: async () => {
+      stopping = true;
+      child.send('stop');
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
 }
+
+/** The CPU time a process has used, user and system, in seconds (Linux's /proc). */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command's name, which is in parentheses: utime and stime are 14th and 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Where the machine's time went while a feed-readers load ran. */
+interface FeedReadersCost {
+  readonly database: string;
+  readonly readers: number;
+  /** CPU seconds per second of the service's process, the load's (the bench's) and the readers'. */
+  readonly serviceCpu: number;
+  readonly loadCpu: number;
+  readonly readersCpu: number;
+  readonly answersPerSecond: number;
+  readonly eventsPerSecond: number;
+  readonly megabytesPerSecond: number;
+}
+
+const feedReadersCosts: FeedReadersCost[] = [];
+
+const feedReadersLine = (c: FeedReadersCost) =>
+  `Feed readers (${c.database}), ${c.readers} waiting: the service ${format(c.serviceCpu, 2)} CPU s/s, the load ${format(c.loadCpu, 2)}, the readers ${format(c.readersCpu, 2)}; ${Math.round(c.answersPerSecond)} answers/s to the readers, ${Math.round(c.eventsPerSecond)} events/s, ${format(c.megabytesPerSecond)} MB/s.`;
 
 /** What FEED_WAITING readers of the event feed cost UpdateAgents, against none. */
 async function benchFeedReaders(
@@ -1315,15 +1363,29 @@ async function benchFeedReaders(
     ] as const) {
       const service = await startService(databaseUrl, FEED_READERS_ON);
       const from = await newestFeedId(service.url);
-      const stop = new AbortController();
-      const reading = Promise.allSettled(
-        Array.from({ length: readers }, () => readFeed(service.url, from, stop.signal)),
-      );
+      const reading = await startFeedReaders(service.url, from, readers);
       // Every reader waiting before the writes begin.
       await sleep(1000);
+      const before = await reading.counts();
+      const started = { at: performance.now(), cpu: process.cpuUsage() };
+      const serviceCpu = await cpuSeconds(service.process.pid!);
       figures.push(await runLoad(updateLoad(service.url, count, 'json')));
-      stop.abort();
-      await reading;
+      const seconds = (performance.now() - started.at) / 1000;
+      const load = process.cpuUsage(started.cpu);
+      const after = await reading.counts();
+      const perSecond = (key: keyof FeedReadings) => (after[key] - before[key]) / seconds;
+      feedReadersCosts.push({
+        database,
+        readers,
+        serviceCpu: ((await cpuSeconds(service.process.pid!)) - serviceCpu) / seconds,
+        loadCpu: (load.user + load.system) / 1e6 / seconds,
+        readersCpu: perSecond('cpuSeconds'),
+        answersPerSecond: perSecond('answers'),
+        eventsPerSecond: perSecond('events'),
+        megabytesPerSecond: perSecond('bytes') / 1e6,
+      });
+      process.stderr.write(`${feedReadersLine(feedReadersCosts.at(-1)!)}\n`);
+      await reading.stop();
       await stopService(service);
     }
   const none = record(
@@ -1384,6 +1446,7 @@ async function benchPartAlone(
       ...webhookDrains.map(webhookDrainLine),
       ...atRest.map(atRestLine),
       ...recomputeWaits.map(recomputeLine),
+      ...feedReadersCosts.map(feedReadersLine),
     ].join('\n')}\n`,
   );
 }

@@ -295,6 +295,65 @@ describeOnEachDatabase(
       );
     });
 
+    it('wakes its waiting readers once per interval through a burst of commits: every event once, in order, on pages they share', async () => {
+      // Twenty readers waiting: the interval between wake-ups is 20 × 100 ms, above its least.
+      await context.restart({ EVENTS_FEED_WAKE_MS: '1000', EVENTS_FEED_WAKE_MS_PER_READER: '100' });
+      try {
+        const INTERVAL = 2000;
+        const last = await newestId(context);
+        // Sales agents the other tests leave alone.
+        const CHANGES = 10;
+        const lastChange = 90 + CHANGES - 1;
+        /** A reader that reads on from its answers, waiting, until it holds the burst's last change. */
+        const reader = async () => {
+          const answers: { at: number; text: string }[] = [];
+          const events: FeedEvent[] = [];
+          let after = last;
+          while (!events.some((event) => event.data.salesagentid === lastChange)) {
+            const answer = await context.http
+              .get(feedPath(after, 'timeout=20000&limit=1000'))
+              .expect(200);
+            answers.push({ at: Date.now(), text: answer.text });
+            events.push(...eventsOf(answer));
+            after = events.at(-1)?.id ?? after;
+          }
+          return { answers, events };
+        };
+        const readers = Array.from({ length: 20 }, reader);
+        // Every reader waiting, and the interval over that the first look at where they wait may
+        // start (when it finds positions the relay gave since the instance last looked).
+        await sleep(INTERVAL + 300);
+        const started = Date.now();
+        for (let change = 0; change < CHANGES; change++)
+          await update({ transaction_id: 1 + (change % 3), salesagentid: 90 + change });
+        const burst = Date.now() - started;
+        const read = await Promise.all(readers);
+        await settle(context);
+        const { events } = await readToTheEnd(context, last, 1000);
+
+        for (const { events: held } of read) {
+          // Each event once, in the feed's order, the burst's changes all among them.
+          expect(held.map((event) => event.id)).toEqual(
+            events.slice(0, held.length).map((event) => event.id),
+          );
+          expect(serviceEvents(held).map((event) => [event.type, event.data.salesagentid])).toEqual(
+            Array.from({ length: CHANGES }, (_, change) => [AGENTS_CHANGED, 90 + change]),
+          );
+        }
+        // Woken together, at one position: one page for all, byte for byte.
+        expect(new Set(read.map(({ answers }) => answers[0].text)).size).toBe(1);
+        for (const { answers } of read) {
+          // The first commit woke them at once; the commits after it, within the interval, were
+          // gathered into one wake-up at its end, and so on: no more answers than intervals.
+          expect(answers[0].at - started).toBeLessThan(INTERVAL * 0.75);
+          expect(answers[1].at - answers[0].at).toBeGreaterThan(INTERVAL * 0.75);
+          expect(answers.length).toBeLessThanOrEqual(1 + Math.ceil(burst / INTERVAL));
+        }
+      } finally {
+        await context.restart();
+      }
+    });
+
     it('answers an empty page when nothing commits within the timeout', async () => {
       const last = await newestId(context);
       const started = Date.now();
@@ -501,19 +560,24 @@ describeOnEachDatabase("The event feed's reads", (context) => {
     );
     await dataSource.query(sqlite ? 'ANALYZE' : 'ANALYZE TABLE event_outbox');
     const store = new OutboxStore(dataSource);
+    // As a reader that does not wait reads, and up to the latest position given as one that waits.
     const reads = [
       ...store.feedStatements('00012345-0000-4000-8000-000000012345', 100),
       ...store.feedStatements(undefined, 1000),
+      ...store.feedStatements('00012345-0000-4000-8000-000000012345', 100, 12_400),
+      ...store.feedStatements(undefined, 1000, 12_400),
     ];
     for (const statement of reads)
       expect({
         sql: statement.sql,
         scans: await fullScans(dataSource, statement, { sorts: true }),
       }).toEqual({ sql: statement.sql, scans: [] });
-    // The page after that event is there: the plans are those of a real read.
-    expect(await dataSource.query<unknown[]>(reads[1].sql, [...reads[1].parameters])).toHaveLength(
-      100,
-    );
+    // The page after that event is there, and up to a position the part of it up to there: the
+    // plans are those of real reads.
+    const rows = ({ sql, parameters }: (typeof reads)[number]) =>
+      dataSource.query<unknown[]>(sql, [...parameters]);
+    expect(await rows(reads[0])).toHaveLength(100);
+    expect(await rows(reads[3])).toHaveLength(55);
   });
 });
 

@@ -648,6 +648,8 @@ describe('loadAppConfig', () => {
         // Half of HTTP_MAX_CONNECTIONS.
         feedMaxWaiting: 500,
         feedMaxWaitingPerCaller: 20,
+        feedWakeMs: 250,
+        feedWakeMsPerReader: 8,
       });
       // The document as the service serves it on its own port.
       expect(loadAppConfig({ PORT: '8080' }).events.schemaUrl).toBe(
@@ -667,6 +669,8 @@ describe('loadAppConfig', () => {
           EVENTS_FEED: 'true',
           EVENTS_FEED_MAX_WAITING: '500',
           EVENTS_FEED_MAX_WAITING_PER_CALLER: '5',
+          EVENTS_FEED_WAKE_MS: '1000',
+          EVENTS_FEED_WAKE_MS_PER_READER: '0',
         }).events,
       ).toEqual({
         url: 'amqps://relay:secret@mq.internal:5671/sales',
@@ -678,6 +682,8 @@ describe('loadAppConfig', () => {
         feed: true,
         feedMaxWaiting: 500,
         feedMaxWaitingPerCaller: 5,
+        feedWakeMs: 1000,
+        feedWakeMsPerReader: 0,
       });
       const badUrl = configurationErrorOf({ EVENTS_URL: 'http://relay:secret@mq:5672' });
       expect(badUrl.variables).toEqual(['EVENTS_URL']);
@@ -691,6 +697,8 @@ describe('loadAppConfig', () => {
         ['EVENTS_SCHEMA_URL', 'https://api.example.com/asyncapi-json#/components'],
         ['EVENTS_POLL_MS', '0'],
         ['EVENTS_FEED', 'yes'],
+        ['EVENTS_FEED_WAKE_MS', '10001'],
+        ['EVENTS_FEED_WAKE_MS_PER_READER', '101'],
       ])
         expect(configurationErrorOf({ [name]: value }).variables).toEqual([name]);
       expect(loadAppConfig({ EVENTS_SOURCE: '/property-sales' }).events.source).toBe(

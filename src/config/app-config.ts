@@ -124,6 +124,12 @@ export interface EventsConfig {
   /** The most feed readers waiting (a long poll) on an instance, and per caller. */
   readonly feedMaxWaiting: number;
   readonly feedMaxWaitingPerCaller: number;
+  /**
+   * The least time between two wake-ups of the feed's waiting readers, and more for each reader
+   * waiting: the commits after one are gathered into the next.
+   */
+  readonly feedWakeMs: number;
+  readonly feedWakeMsPerReader: number;
 }
 
 /** What one client connection may hold of the server, so that slow clients cannot starve the others. */
@@ -696,6 +702,8 @@ function readEvents(
     feed,
     feedMaxWaiting,
     feedMaxWaitingPerCaller: reader.integer('EVENTS_FEED_MAX_WAITING_PER_CALLER', 20, 1, 100_000),
+    feedWakeMs: reader.integer('EVENTS_FEED_WAKE_MS', 250, 0, 10_000),
+    feedWakeMsPerReader: reader.integer('EVENTS_FEED_WAKE_MS_PER_READER', 8, 0, 100),
   };
 }
 

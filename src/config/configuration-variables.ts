@@ -360,13 +360,25 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     names: ['EVENTS_FEED_MAX_WAITING'],
     default: 'half of `HTTP_MAX_CONNECTIONS` (`500`)',
     meaning:
-      'The most feed readers waiting for an event (`timeout` above 0) on an instance at once; one more answers 503 `event_feed_full` with `Retry-After`, and the gateway may send it to another instance (1 to half of `HTTP_MAX_CONNECTIONS`: with `EVENTS_FEED` on, the service refuses to start above it). Each holds a connection, so the other half of the connections serve the other requests; not a database connection: a commit wakes them all with one read per position.',
+      'The most feed readers waiting for an event (`timeout` above 0) on an instance at once; one more answers 503 `event_feed_full` with `Retry-After`, and the gateway may send it to another instance (1 to half of `HTTP_MAX_CONNECTIONS`: with `EVENTS_FEED` on, the service refuses to start above it). Each holds a connection, so the other half of the connections serve the other requests; not a database connection: a wake-up (`EVENTS_FEED_WAKE_MS`) answers them all with one read and one body per position.',
   },
   {
     names: ['EVENTS_FEED_MAX_WAITING_PER_CALLER'],
     default: '`20`',
     meaning:
       "The most feed readers one caller (an API key, a token's subject; without authentication, a client address) may have waiting at once on an instance; one more answers 429 `event_feed_waits_exceeded` with `Retry-After` (1 to 100000).",
+  },
+  {
+    names: ['EVENTS_FEED_WAKE_MS'],
+    default: '`250`',
+    meaning:
+      'The least time between two wake-ups of the feed readers waiting on an instance (0 to 10000): the first commit after a quiet spell wakes them at once, and the commits within the interval after a wake-up are gathered into one more at its end, which answers each waiting reader once, with one page read and built for all. With `EVENTS_FEED_WAKE_MS_PER_READER` the interval grows with the readers waiting. A waiting reader gets an event at most the interval after its commit (and the look at the outbox that gives it its position). 0 wakes them after every commit, one look at a time. See [Consuming events](consuming-events.md#the-event-feed).',
+  },
+  {
+    names: ['EVENTS_FEED_WAKE_MS_PER_READER'],
+    default: '`8`',
+    meaning:
+      "How much longer the interval between two wake-ups of the waiting feed readers is for each reader waiting, in ms (0 to 100): a wake-up answers every waiting reader (each answer and the reader's next request cost the instance 0.3 ms of CPU at rest, over 1 ms on a busy two-core machine), so the readers cost a share of the instance that stays the same however many wait: with 8 ms, 125 answers a second (500 readers: a wake-up every 4 s, 2000: every 16 s). 0 keeps `EVENTS_FEED_WAKE_MS` whatever their number. See [Performance](performance.md#feed-readers-waiting).",
   },
   {
     names: ['WEBHOOKS'],

@@ -117,8 +117,10 @@ const FEED_QUERY = applyDecorators(
     required: false,
     description:
       'When no event follows lastEventId, how long to wait for one, in milliseconds (a long ' +
-      `poll), at most ${FEED_MAX_TIMEOUT_MS}: the answer comes as soon as one commits, or empty ` +
-      'when the time is up. 0 answers at once.',
+      `poll), at most ${FEED_MAX_TIMEOUT_MS}: the answer comes once one commits, at the ` +
+      "instance's next wake-up of its waiting readers (at once after a quiet spell, else within " +
+      'EVENTS_FEED_WAKE_MS, longer with many readers waiting), or empty when the time is up. 0 ' +
+      'answers at once.',
     schema: {
       type: 'integer',
       format: 'int32',

@@ -30,8 +30,25 @@ describe('NewEvents, the readers waiting for an event past their last one', () =
   it('does not wait for what is known to be given already', async () => {
     const events = new NewEvents();
     events.reached(12);
+    events.reached(10);
+    expect(events.latest).toBe(12);
     expect(await settled(events.past(11, 30_000))).toBe(true);
     expect(await settled(events.past(12, 30_000))).toBe(false);
+  });
+
+  it('wakes many readers a slice at a time, each slice in a turn of the event loop of its own', async () => {
+    const events = new NewEvents();
+    let woken = 0;
+    for (let reader = 0; reader < 60; reader++) void events.past(1, 30_000).then(() => woken++);
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    events.reached(2);
+    await Promise.resolve();
+    expect(woken).toBe(25);
+    await turn();
+    expect(woken).toBe(50);
+    await turn();
+    expect(woken).toBe(60);
+    expect(events.waiting).toBe(0);
   });
 
   it('lets a reader go when its time is up, when its client leaves, and all at the end', async () => {

@@ -38,8 +38,6 @@ export interface Backlog {
 
 /** What one read of the event feed found. */
 export interface FeedRead {
-  /** The last position given when it read: a reader that found nothing waits for a later one. */
-  readonly lastGiven: number;
   /** The events' bodies, in position order, as stored. */
   readonly bodies: string[];
   /** Whether the reader's last event is still in the outbox; true for a read from the oldest. */
@@ -327,25 +325,24 @@ export class OutboxStore {
   }
 
   /**
-   * The statements of one read of the feed, to send together: the last position given, then up to
-   * `limit` events, in position order, after the event `lastEventId` names (from the oldest without
-   * it), then whether that event is still there. Read in that order, and purged oldest first, an
-   * event found was there when the events after it were read. Only positioned events are read: in
-   * the order the broker and the handlers get them.
+   * The statements of one read of the feed, to send together: up to `limit` events, in position
+   * order, after the event `lastEventId` names (from the oldest without it) and up to position `upTo`
+   * when given, then whether that event is still there. Read in that order, and purged oldest first,
+   * an event found was there when the events after it were read. Only positioned events are read: in
+   * the order the broker and the handlers get them; every position up to `upTo` is given, so a read
+   * up to it answers the same whenever it is made.
    */
-  feedStatements(lastEventId: string | undefined, limit: number): Statement[] {
+  feedStatements(lastEventId: string | undefined, limit: number, upTo?: number): Statement[] {
     // Written into the statement: a whole number, as the feed's query allows.
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`No page of ${limit}`);
-    const page = `SELECT ${this.bodyText} AS body FROM ${this.outbox} WHERE position > `;
-    const order = ` ORDER BY position LIMIT ${limit}`;
-    if (lastEventId === undefined)
-      return [this.lastGivenStatement, { sql: `${page}0${order}`, parameters: [] }];
+    const bound = upTo === undefined ? '' : ' AND position <= ?';
+    const page = (after: string, parameters: unknown[]): Statement => ({
+      sql: `SELECT ${this.bodyText} AS body FROM ${this.outbox} WHERE position > ${after}${bound} ORDER BY position LIMIT ${limit}`,
+      parameters: upTo === undefined ? parameters : [...parameters, upTo],
+    });
+    if (lastEventId === undefined) return [page('0', [])];
     return [
-      this.lastGivenStatement,
-      {
-        sql: `${page}(SELECT position FROM ${this.outbox} WHERE event_id = ?)${order}`,
-        parameters: [lastEventId],
-      },
+      page(`(SELECT position FROM ${this.outbox} WHERE event_id = ?)`, [lastEventId]),
       {
         sql: `SELECT 1 AS found FROM ${this.outbox} WHERE event_id = ?`,
         parameters: [lastEventId],
@@ -354,9 +351,8 @@ export class OutboxStore {
   }
 
   /** What the rows of `feedStatements` say. */
-  feedRead([[given], page, found]: readonly Row[][]): FeedRead {
+  feedRead([page, found]: readonly Row[][]): FeedRead {
     return {
-      lastGiven: Number(given?.position ?? 0),
       bodies: page.map((row) => String(row.body)),
       found: found === undefined || found.length > 0,
     };
