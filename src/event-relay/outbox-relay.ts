@@ -457,10 +457,10 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
 
   /**
    * A batched reaction: while its run has a checkpoint, each step runs one batch in a transaction that
-   * moves the checkpoint past the batch's last key, or ends the run. A batch that takes more than a
-   * quarter of DATABASE_TIMEOUT_MS halves the next one, one under a sixteenth doubles it (up to its
-   * size), and a failed one is tried again after a pause at half the size: no batch outlives the time
-   * bound of a unit for long, whatever the rows cost.
+   * moves the checkpoint past the batch's last key, or ends the run (no key left, or its bound
+   * reached). A batch that takes more than a quarter of DATABASE_TIMEOUT_MS halves the next one, one
+   * under a sixteenth doubles it (up to its size), and a failed one is tried again after a pause at
+   * half the size: no batch outlives the time bound of a unit for long, whatever the rows cost.
    */
   private reactionConsumer(
     name: string,
@@ -478,13 +478,17 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
       step: async () => {
         const started = performance.now();
         const outcome = await this.unitOfWork.write(async (manager, publish) => {
-          const after = await this.store.claim(manager, checkpoint);
-          if (after === undefined) return 'idle';
-          const last = await react({ after, limit, manager, publish });
-          if (last === undefined) await this.store.remove(manager, checkpoint);
-          else if (last > after) await this.store.advance(manager, checkpoint, last);
-          else throw new Error(`The batch after ${after} returned ${last}: no key past it.`);
-          return last === undefined ? 'done' : 'more';
+          const run = await this.store.claimRun(manager, checkpoint);
+          if (run === undefined) return 'idle';
+          const { after, until } = run;
+          const last = await react({ after, until, limit, manager, publish });
+          if (last !== undefined && last <= after)
+            throw new Error(`The batch after ${after} returned ${last}: no key past it.`);
+          // Done when the batch found no key left, or reached the run's bound.
+          const done = last === undefined || (until !== undefined && last >= until);
+          if (done) await this.store.remove(manager, checkpoint);
+          else await this.store.advance(manager, checkpoint, last);
+          return done ? 'done' : 'more';
         });
         if (outcome === 'idle') return false;
         const ms = performance.now() - started;

@@ -6,6 +6,11 @@ import { type Publish } from './integration-event';
 export interface ReactionBatch {
   /** The last key the run has done: its checkpoint (0, or what `start` was given, at first). */
   readonly after: number;
+  /**
+   * The last key the run covers, when it was started with one (a recomputation of an import's ids):
+   * keys past it are not the run's, and the run ends once a batch reaches it. Undefined: every key.
+   */
+  readonly until?: number;
   /** How many keys this batch may take at most: the runner sizes it to stay well in time. */
   readonly limit: number;
   /** The batch's transaction, which also moves the checkpoint past what it returns. */
