@@ -122,6 +122,8 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
   private readonly store: OutboxStore;
   private readonly mysql: boolean;
   private readonly consumers: Consumer[] = [];
+  /** The batched reactions that back-fill, by name. */
+  private readonly backfills: string[] = [];
   private readonly wakeups = new Map<string, Wakeup>();
   private readonly loops: Promise<void>[] = [];
   private broker?: BrokerPublisher;
@@ -187,10 +189,12 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
           BATCHED_REACTION,
           target,
         );
-        if (reaction)
+        if (reaction) {
           this.consumers.push(
             this.reactionConsumer(name, reaction, (target as BatchedReactionMethod).bind(instance)),
           );
+          if (reaction.backfill) this.backfills.push(name);
+        }
       }
     }
     for (const consumer of this.consumers)
@@ -204,7 +208,12 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
     if (this.consumers.length === 0 && !purged) return;
     const readers = this.consumers.filter((consumer) => consumer.readsOutbox);
     const names = readers.map((consumer) => consumer.name);
-    await this.unitOfWork.write((manager) => this.store.addCheckpoints(manager, names));
+    const backfilling = await this.unitOfWork.write(async (manager) => {
+      await this.store.addCheckpoints(manager, names);
+      return this.store.startBackfills(manager, this.backfills);
+    });
+    for (const name of backfilling)
+      this.logger.log(`${name} back-fills every key: its first start on this database.`);
     for (const consumer of this.consumers) this.wakeups.set(consumer.name, new Wakeup());
     const wake = (hears: (consumer: Consumer) => boolean) => () => {
       for (const consumer of this.consumers)

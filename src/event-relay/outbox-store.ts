@@ -1,5 +1,6 @@
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type Row, type Statement } from '../common/statement';
+import { reactionCheckpoint } from '../events/batched-reaction';
 import { EventCheckpointEntity, OutboxEventEntity } from '../events/entities';
 import { POSITIONS } from '../events/outbox';
 
@@ -198,6 +199,31 @@ export class OutboxStore {
     until: number | undefined,
   ): Promise<void> {
     await manager.query(this.startRunSql, [consumer, after, until ?? null]);
+  }
+
+  /**
+   * Starts a run from the first key of each of `reactions` (`Provider.method`) this database has not
+   * back-filled yet, and marks it back-filled (`backfill:<name>`): once a database, whatever
+   * the restarts and instances. On MySQL the look-up locks the marker's place, so two instances
+   * starting together cannot both start it (the second waits, or deadlocks and is run again). The
+   * names of those it started.
+   */
+  async startBackfills(manager: EntityManager, reactions: readonly string[]): Promise<string[]> {
+    const started: string[] = [];
+    for (const reaction of reactions) {
+      const marker = `backfill:${reaction}`;
+      const [done] = await manager.query<Row[]>(
+        `SELECT position FROM ${this.checkpoints} WHERE consumer = ?${this.mysql ? ' FOR UPDATE' : ''}`,
+        [marker],
+      );
+      if (done) continue;
+      await manager.query(`INSERT INTO ${this.checkpoints} (consumer, position) VALUES (?, 0)`, [
+        marker,
+      ]);
+      await this.startRun(manager, reactionCheckpoint(reaction), 0, undefined);
+      started.push(reaction);
+    }
+    return started;
   }
 
   /** The consumer's checkpoint, read without a lock; undefined when it has none. */
