@@ -7,6 +7,7 @@ import {
   declarationsOf,
   GeneratorError,
   moduleNames,
+  namesOf,
   parseCommand,
   refuseClashes,
   registerEntities,
@@ -196,10 +197,9 @@ export class AppModule {
   /** The generated files of a module, by path. */
   const filesOf = (options: Partial<ModuleOptions>) =>
     new Map(
-      moduleFiles(moduleNames('SalesTarget'), { ...DEFAULT_OPTIONS, ...options }).map((file) => [
-        file.path,
-        file.text,
-      ]),
+      moduleFiles(namesOf({ name: 'SalesTarget' }), { ...DEFAULT_OPTIONS, ...options }).map(
+        (file) => [file.path, file.text],
+      ),
     );
 
   it('writes the files each option needs, and no other', () => {
@@ -231,6 +231,85 @@ export class AppModule {
         'src/sales-target/sales-target.reactions.ts',
       ].sort(),
     );
+  });
+
+  it('names the record, its table, routes, scopes and events after --resource, and the module after its name', () => {
+    expect(parseCommand(['Commission', '--resource', 'CommissionSplit']).resource).toBe(
+      'CommissionSplit',
+    );
+    expect(() => namesOf({ name: 'Commission', resource: 'commission_split' })).toThrow(
+      /"commission_split" is not a module name in PascalCase/,
+    );
+    const files = new Map(
+      moduleFiles(namesOf({ name: 'Commission', resource: 'CommissionSplit' }), {
+        ...DEFAULT_OPTIONS,
+        list: true,
+        update: 'put',
+        reactsTo: [
+          {
+            folder: 'transaction',
+            constant: 'AGENTS_CHANGED',
+            payload: 'AgentsChangedDto',
+            routingKey: 'transaction.agents-changed',
+          },
+        ],
+      }).map((file) => [file.path, file.text]),
+    );
+    expect([...files.keys()].sort()).toEqual([
+      'src/commission/commission-split.controller.ts',
+      'src/commission/commission-split.errors.ts',
+      'src/commission/commission-split.service.ts',
+      'src/commission/commission.events.ts',
+      'src/commission/commission.module.ts',
+      'src/commission/commission.reactions.ts',
+      'src/commission/dto/commission-split.dto.ts',
+      'src/commission/dto/list-commission-splits.query.ts',
+      'src/commission/entities/commission-split.entity.ts',
+      'src/commission/entities/index.ts',
+      'src/commission/index.ts',
+      'test/commission.e2e-spec.ts',
+    ]);
+    const file = (path: string) => files.get(`src/commission/${path}`)!;
+    expect(file('dto/commission-split.dto.ts')).toContain(
+      "@WireRecord({ name: 'CommissionSplit' })\nexport class CommissionSplitDto extends CommissionSplitChangesDto {\n  @IntField({ required: true, min: 1 }) commission_split_id?: number | null;",
+    );
+    expect(file('entities/commission-split.entity.ts')).toContain(
+      "@Entity('commission_split')\n@WireColumns(CommissionSplitDto)\nexport class CommissionSplitEntity {",
+    );
+    expect(file('entities/index.ts')).toContain(
+      'export const COMMISSION_ENTITIES = [CommissionSplitEntity];',
+    );
+    const controller = file('commission-split.controller.ts');
+    expect(controller).toContain("@Controller('CommissionSplit')");
+    for (const operation of [
+      "operationId: 'GetCommissionSplit'",
+      "operationId: 'ListCommissionSplits'",
+      "operationId: 'CreateCommissionSplit'",
+      "@Put('UpdateCommissionSplit/:commission_split_id')",
+      "declareScope('commission-splits:read'",
+      "declareScope('commission-splits:write'",
+    ])
+      expect(controller).toContain(operation);
+    const events = file('commission.events.ts');
+    expect(events).toContain("routingKey: 'commission-split.created'");
+    expect(events).toContain("routingKey: 'commission-split.updated'");
+    expect(events).toContain("routingKey: 'commission.reacted'");
+    expect(file('commission.module.ts')).toContain(
+      '@Publishes(COMMISSION_SPLIT_CREATED, COMMISSION_SPLIT_UPDATED, COMMISSION_REACTED)',
+    );
+    expect(file('commission.module.ts')).toContain(
+      'controllers: [CommissionSplitController],\n  providers: [CommissionSplitService, CommissionReactions],\n})\nexport class CommissionModule {}',
+    );
+    expect(file('index.ts')).toContain(
+      "export { CommissionSplitDto, CommissionSplitChangesDto } from './dto/commission-split.dto';",
+    );
+    expect(file('commission-split.errors.ts')).toContain(
+      "readonly code = 'commission_split_not_found';",
+    );
+    const suite = files.get('test/commission.e2e-spec.ts')!;
+    expect(suite).toContain("context.http.post('/api/CommissionSplit/CreateCommissionSplit')");
+    expect(suite).toContain("'commission-splits:read', 'commission-splits:write'");
+    expect(suite).toContain('.andWaitForEventOfType(COMMISSION_REACTED)');
   });
 
   it('reads the tables, wire schemas, event types and routing keys a source declares', () => {
@@ -273,7 +352,7 @@ export class AppModule {
   ])(
     'refuses a module declaring what a module or fixture declares already, naming both: %s',
     (declared, message) => {
-      const files = moduleFiles(moduleNames('SalesTarget'), DEFAULT_OPTIONS);
+      const files = moduleFiles(namesOf({ name: 'SalesTarget' }), DEFAULT_OPTIONS);
       const fixture = 'test/support/targets/targets.ts';
       expect(() =>
         refuseClashes(files, [

@@ -31,6 +31,17 @@ export interface ModuleNames {
   readonly words: string;
 }
 
+/**
+ * The names a module is written with: its own, and the resource it serves (the module's, unless
+ * `--resource` names another: a module Commission serving CommissionSplit).
+ */
+export interface Names {
+  /** The module: its folder, module class, door, list of tables, reactions and their events, suite. */
+  readonly module: ModuleNames;
+  /** The record it serves: DTO, entity and table, errors, routes, scopes, and its changes' events. */
+  readonly resource: ModuleNames;
+}
+
 /** Another module's event the new module reacts to, as that module's door exports it. */
 export interface ReactedEvent {
   /** The folder of the door: `transaction`, imported as `../transaction`. */
@@ -219,7 +230,7 @@ export class List${names.pluralPascal}Query {
 `;
 }
 
-function events(names: ModuleNames, options: ModuleOptions): string {
+function events({ module: m, resource: names }: Names, options: ModuleOptions): string {
   const key = keyOf(names, options);
   const example = exampleLiteral(names, key);
   const subject = `'${key.text(EXAMPLE.key)}'`;
@@ -243,9 +254,9 @@ export const ${names.constant}_UPDATED = declareIntegrationEvent({
   const reacted =
     options.reactsTo.length > 0
       ? `
-/** What the ${names.words} module did about another module's event. */
-@WireRecord({ name: '${names.pascal}Reacted' })
-export class ${names.pascal}ReactedDto {
+/** What the ${m.words} module did about another module's event. */
+@WireRecord({ name: '${m.pascal}Reacted' })
+export class ${m.pascal}ReactedDto {
   /** The CloudEvents id of the event it reacted to. */
   @TextField() event_id?: string | null;
   /** Its CloudEvents type. */
@@ -255,14 +266,14 @@ export class ${names.pascal}ReactedDto {
 }
 
 /**
- * Published by ${names.pascal}Reactions in the step that handled another module's event. Replace its
+ * Published by ${m.pascal}Reactions in the step that handled another module's event. Replace its
  * data with what the reaction changed, whole (the state after it, not a delta), as the other events do.
  */
-export const ${names.constant}_REACTED = declareIntegrationEvent({
-  type: 'property-sales.${names.kebab}.reacted',
-  routingKey: '${names.kebab}.reacted',
-  payload: ${names.pascal}ReactedDto,
-  summary: 'The ${names.words} module reacted to an event.',
+export const ${m.constant}_REACTED = declareIntegrationEvent({
+  type: 'property-sales.${m.kebab}.reacted',
+  routingKey: '${m.kebab}.reacted',
+  payload: ${m.pascal}ReactedDto,
+  summary: 'The ${m.words} module reacted to an event.',
   description: 'The event it handled, once the step that handled it committed.',
   subject: "The subject of the event it reacted to.",
   example: { event_id: '0b7e8a52-4c1f-4e0a-9d5b-3f6a2c1e9d47', event_type: 'property-sales.transaction.agents-changed', subject: '1001' },
@@ -288,11 +299,11 @@ ${updated}${reacted}`;
 }
 
 /** The constants of the events the module publishes. */
-function publishedEvents(names: ModuleNames, options: ModuleOptions): string[] {
+function publishedEvents({ module: m, resource: r }: Names, options: ModuleOptions): string[] {
   return [
-    `${names.constant}_CREATED`,
-    ...(options.update ? [`${names.constant}_UPDATED`] : []),
-    ...(options.reactsTo.length > 0 ? [`${names.constant}_REACTED`] : []),
+    `${r.constant}_CREATED`,
+    ...(options.update ? [`${r.constant}_UPDATED`] : []),
+    ...(options.reactsTo.length > 0 ? [`${m.constant}_REACTED`] : []),
   ];
 }
 
@@ -314,32 +325,33 @@ export interface ${names.pascal}Entity extends WireColumnsOf<${names.pascal}Dto,
 `;
 }
 
-function entities(names: ModuleNames): string {
-  return `import { ${names.pascal}Entity } from './${names.kebab}.entity';
+function entities({ module: m, resource: r }: Names): string {
+  return `import { ${r.pascal}Entity } from './${r.kebab}.entity';
 
-export { ${names.pascal}Entity } from './${names.kebab}.entity';
+export { ${r.pascal}Entity } from './${r.kebab}.entity';
 
 /** The tables this module owns, registered with TypeORM by the module itself. */
-export const ${names.constant}_ENTITIES = [${names.pascal}Entity];
+export const ${m.constant}_ENTITIES = [${r.pascal}Entity];
 `;
 }
 
 /** The module's door: what another module may import of it (the rule modules-through-their-door). */
-function door(names: ModuleNames, options: ModuleOptions): string {
+function door(names: Names, options: ModuleOptions): string {
+  const { module: m, resource: r } = names;
   const records = [
-    `${names.pascal}Dto`,
-    ...(options.update === 'put' ? [`${names.pascal}ChangesDto`] : []),
+    `${r.pascal}Dto`,
+    ...(options.update === 'put' ? [`${r.pascal}ChangesDto`] : []),
   ];
-  const reacted = options.reactsTo.length > 0 ? [`${names.pascal}ReactedDto`] : [];
-  return `/** The ${names.words} module's door: all that another module may use of it. */
-export { ${names.pascal}Module } from './${names.kebab}.module';
+  const reacted = options.reactsTo.length > 0 ? [`${m.pascal}ReactedDto`] : [];
+  return `/** The ${m.words} module's door: all that another module may use of it. */
+export { ${m.pascal}Module } from './${m.kebab}.module';
 
 // The events it publishes, and the records they and the routes carry.
-export { ${[...publishedEvents(names, options), ...reacted].join(', ')} } from './${names.kebab}.events';
-export { ${records.join(', ')} } from './dto/${names.kebab}.dto';
+export { ${[...publishedEvents(names, options), ...reacted].join(', ')} } from './${m.kebab}.events';
+export { ${records.join(', ')} } from './dto/${r.kebab}.dto';
 
 // Its tables, for the data source (src/app.entities.ts).
-export { ${names.constant}_ENTITIES } from './entities';
+export { ${m.constant}_ENTITIES } from './entities';
 `;
 }
 
@@ -369,7 +381,7 @@ ${error('NotFound', 404, `No such ${names.words}.`, 'not_found', `${names.pascal
 ${error('Exists', 409, `A ${names.words} with this key exists already.`, 'exists', `${names.pascal} exists`, `A ${names.words} with ${key.name} \${key} exists already.`)}`;
 }
 
-function service(names: ModuleNames, options: ModuleOptions): string {
+function service({ module: m, resource: names }: Names, options: ModuleOptions): string {
   const key = keyOf(names, options);
   const { pascal, constant } = names;
   const text = options.key === 'text';
@@ -441,7 +453,7 @@ ${typeorm}import { UnitOfWork } from '../database/unit-of-work';
 ${wire}import { ${dtoImports.join(', ')} } from './dto/${names.kebab}.dto';
 import { ${pascal}Entity } from './entities';
 import { ${pascal}ExistsError, ${pascal}NotFoundError } from './${names.kebab}.errors';
-import { ${eventImports.join(', ')} } from './${names.kebab}.events';
+import { ${eventImports.join(', ')} } from './${m.kebab}.events';
 
 /** Reads and stores ${names.pluralWords}, through the unit of work only. */
 @Injectable()
@@ -650,7 +662,7 @@ export class ${pascal}Controller {
 }
 
 /** The handlers of other modules' events: one method each, publishing the module's own event. */
-function reactions(names: ModuleNames, options: ModuleOptions): string {
+function reactions({ module: names }: Names, options: ModuleOptions): string {
   const byDoor = new Map<string, string[]>();
   for (const event of options.reactsTo)
     byDoor.set(event.folder, [
@@ -698,30 +710,30 @@ export class ${names.pascal}Reactions {${handlers.join('\n')}
 `;
 }
 
-function moduleClass(names: ModuleNames, options: ModuleOptions): string {
-  const { pascal } = names;
+function moduleClass(names: Names, options: ModuleOptions): string {
+  const { module: m, resource: r } = names;
   const reacts = options.reactsTo.length > 0;
-  const providers = [`${pascal}Service`, ...(reacts ? [`${pascal}Reactions`] : [])];
+  const providers = [`${r.pascal}Service`, ...(reacts ? [`${m.pascal}Reactions`] : [])];
   return `import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Publishes } from '../events/module-events';
-import { ${names.constant}_ENTITIES } from './entities';
-import { ${pascal}Controller } from './${names.kebab}.controller';
-import { ${publishedEvents(names, options).join(', ')} } from './${names.kebab}.events';
-${reacts ? `import { ${pascal}Reactions } from './${names.kebab}.reactions';\n` : ''}import { ${pascal}Service } from './${names.kebab}.service';
+import { ${m.constant}_ENTITIES } from './entities';
+import { ${r.pascal}Controller } from './${r.kebab}.controller';
+import { ${publishedEvents(names, options).join(', ')} } from './${m.kebab}.events';
+${reacts ? `import { ${m.pascal}Reactions } from './${m.kebab}.reactions';\n` : ''}import { ${r.pascal}Service } from './${r.kebab}.service';
 
-/** ${capitalized(names.pluralWords)}: their table, routes, events and service; registered in src/app.module.ts. */
+/** ${capitalized(r.pluralWords)}: their table, routes, events and service; registered in src/app.module.ts. */
 @Publishes(${publishedEvents(names, options).join(', ')})
 @Module({
-  imports: [TypeOrmModule.forFeature(${names.constant}_ENTITIES)],
-  controllers: [${pascal}Controller],
+  imports: [TypeOrmModule.forFeature(${m.constant}_ENTITIES)],
+  controllers: [${r.pascal}Controller],
   providers: [${providers.join(', ')}],
 })
-export class ${pascal}Module {}
+export class ${m.pascal}Module {}
 `;
 }
 
-function e2eSuite(names: ModuleNames, options: ModuleOptions): string {
+function e2eSuite({ module: m, resource: names }: Names, options: ModuleOptions): string {
   const key = keyOf(names, options);
   const { pascal, pluralKebab, constant } = names;
   const base = `/api/${pascal}`;
@@ -731,11 +743,11 @@ function e2eSuite(names: ModuleNames, options: ModuleOptions): string {
   const stimulusScopes = [...new Set(stimuli.flatMap((stimulus) => stimulus.scopes))];
   const doorImports = new Map<string, string[]>([
     [
-      names.kebab,
+      m.kebab,
       [
         `${constant}_CREATED`,
         ...(options.update ? [`${constant}_UPDATED`] : []),
-        ...(stimuli.length > 0 ? [`${constant}_REACTED`] : []),
+        ...(stimuli.length > 0 ? [`${m.constant}_REACTED`] : []),
         `${pascal}Dto`,
       ],
     ],
@@ -771,7 +783,7 @@ function e2eSuite(names: ModuleNames, options: ModuleOptions): string {
   ];
   const stimulator =
     stimulusScopes.length > 0
-      ? `\n/** A key granted what the stimuli of the other modules need. */\nconst STIMULATOR = { 'X-Api-Key': '${names.kebab}-stimulator-7d3b9e5a2c8f4061' };\n`
+      ? `\n/** A key granted what the stimuli of the other modules need. */\nconst STIMULATOR = { 'X-Api-Key': '${m.kebab}-stimulator-7d3b9e5a2c8f4061' };\n`
       : '';
   const list = !options.list
     ? ''
@@ -845,22 +857,22 @@ function e2eSuite(names: ModuleNames, options: ModuleOptions): string {
   const reactionTests = stimuli.map(
     ({ event, stimulated, description }) => `
 
-    it('reacts to each ${titleOf(event)} once it committed (${description}), publishing ${pascal}Reacted in its step', async () => {
+    it('reacts to each ${titleOf(event)} once it committed (${description}), publishing ${m.pascal}Reacted in its step', async () => {
       const stimulated = ${stimulated};
       const heard = await stimulated.andWaitForEventOfType(${event.constant}).toArrive();
       const reacted = await stimulated
-        .andWaitForEventOfType(${constant}_REACTED)
+        .andWaitForEventOfType(${m.constant}_REACTED)
         .matching((received) => received.data.event_id === heard.id)
         .toArrive();
       expect(reacted.data).toEqual({ event_id: heard.id, event_type: heard.type, subject: heard.subject ?? null });
     });`,
   );
   const keys = [
-    `apiKeyEntry('${names.kebab}-writer', WRITER['X-Api-Key'], ['${pluralKebab}:read', '${pluralKebab}:write'])`,
-    `apiKeyEntry('${names.kebab}-reader', READER['X-Api-Key'], ['${pluralKebab}:read'])`,
+    `apiKeyEntry('${m.kebab}-writer', WRITER['X-Api-Key'], ['${pluralKebab}:read', '${pluralKebab}:write'])`,
+    `apiKeyEntry('${m.kebab}-reader', READER['X-Api-Key'], ['${pluralKebab}:read'])`,
     ...(stimulusScopes.length > 0
       ? [
-          `apiKeyEntry('${names.kebab}-stimulator', STIMULATOR['X-Api-Key'], [${stimulusScopes.map((scope) => `'${scope}'`).join(', ')}])`,
+          `apiKeyEntry('${m.kebab}-stimulator', STIMULATOR['X-Api-Key'], [${stimulusScopes.map((scope) => `'${scope}'`).join(', ')}])`,
         ]
       : []),
   ];
@@ -875,8 +887,8 @@ function e2eSuite(names: ModuleNames, options: ModuleOptions): string {
   return `${imports.join('\n')}
 
 /** A key granted both of the module's scopes, and one granted only the read. */
-const WRITER = { 'X-Api-Key': '${names.kebab}-writer-4f9c2e7a1b8d3605' };
-const READER = { 'X-Api-Key': '${names.kebab}-reader-0c4a9f1735c28d2b' };${stimulator}
+const WRITER = { 'X-Api-Key': '${m.kebab}-writer-4f9c2e7a1b8d3605' };
+const READER = { 'X-Api-Key': '${m.kebab}-reader-0c4a9f1735c28d2b' };${stimulator}
 const RECORD = ${exampleLiteral(names, key)};
 const MODEL = wireModelOf(${pascal}Dto);
 /** A record in XML as the service writes it, and a client may: members in the model's XML order. */
@@ -884,7 +896,7 @@ const asXml = (record: Record<string, unknown>) =>
   encodeXml(Object.fromEntries(MODEL.xmlMembers.map(({ name }) => [name, record[name]])), MODEL);
 ${declarations.map((declaration) => `\n${declaration}\n`).join('')}
 describeOnEachDatabase(
-  '${pascal}',
+  '${m.pascal}',
   (context) => {${
     setups.length > 0
       ? `
@@ -991,31 +1003,27 @@ function capitalized(text: string): string {
 
 /** Every file of the module, its e2e suite included. */
 export function moduleFiles(
-  names: ModuleNames,
+  names: Names,
   options: ModuleOptions = DEFAULT_OPTIONS,
 ): GeneratedFile[] {
-  const folder = `src/${names.kebab}`;
+  const { module: m, resource: r } = names;
+  const folder = `src/${m.kebab}`;
   return [
     { path: `${folder}/index.ts`, text: door(names, options) },
-    { path: `${folder}/${names.kebab}.module.ts`, text: moduleClass(names, options) },
-    { path: `${folder}/${names.kebab}.controller.ts`, text: controller(names, options) },
-    { path: `${folder}/${names.kebab}.service.ts`, text: service(names, options) },
-    { path: `${folder}/${names.kebab}.errors.ts`, text: errors(names, options) },
-    { path: `${folder}/${names.kebab}.events.ts`, text: events(names, options) },
+    { path: `${folder}/${m.kebab}.module.ts`, text: moduleClass(names, options) },
+    { path: `${folder}/${r.kebab}.controller.ts`, text: controller(r, options) },
+    { path: `${folder}/${r.kebab}.service.ts`, text: service(names, options) },
+    { path: `${folder}/${r.kebab}.errors.ts`, text: errors(r, options) },
+    { path: `${folder}/${m.kebab}.events.ts`, text: events(names, options) },
     ...(options.reactsTo.length > 0
-      ? [{ path: `${folder}/${names.kebab}.reactions.ts`, text: reactions(names, options) }]
+      ? [{ path: `${folder}/${m.kebab}.reactions.ts`, text: reactions(names, options) }]
       : []),
-    { path: `${folder}/dto/${names.kebab}.dto.ts`, text: dto(names, options) },
+    { path: `${folder}/dto/${r.kebab}.dto.ts`, text: dto(r, options) },
     ...(options.list
-      ? [
-          {
-            path: `${folder}/dto/list-${names.pluralKebab}.query.ts`,
-            text: listQuery(names, options),
-          },
-        ]
+      ? [{ path: `${folder}/dto/list-${r.pluralKebab}.query.ts`, text: listQuery(r, options) }]
       : []),
-    { path: `${folder}/entities/${names.kebab}.entity.ts`, text: entity(names, options) },
+    { path: `${folder}/entities/${r.kebab}.entity.ts`, text: entity(r, options) },
     { path: `${folder}/entities/index.ts`, text: entities(names) },
-    { path: `test/${names.kebab}.e2e-spec.ts`, text: e2eSuite(names, options) },
+    { path: `test/${m.kebab}.e2e-spec.ts`, text: e2eSuite(names, options) },
   ];
 }
