@@ -127,7 +127,7 @@ export class AppModule {
         '--list',
         'Commission',
         '--update',
-        'put',
+        'upsert',
         '--key=text',
         '--reacts-to',
         'transaction.agents-changed',
@@ -136,7 +136,7 @@ export class AppModule {
       ]),
     ).toEqual({
       name: 'Commission',
-      options: { list: true, update: 'put', key: 'text' },
+      options: { list: true, update: 'upsert', key: 'text' },
       reactsTo: ['transaction.agents-changed', 'data.imported'],
     });
   });
@@ -144,7 +144,7 @@ export class AppModule {
   it.each([
     [[], /Usage/],
     [['A1', 'B1'], /Usage/],
-    [['Commission', '--update', 'patch'], /--update takes put or post, not "patch"/],
+    [['Commission', '--update', 'patch'], /--update takes put, post or upsert, not "patch"/],
     [['Commission', '--key', 'uuid'], /--key takes int or text, not "uuid"/],
     [['Commission', '--paged'], /Unknown option '--paged'[\s\S]*Usage/],
     [['Commission', '--reacts-to', 'a.b', '--reacts-to', 'a.b'], /--reacts-to a.b is given twice/],
@@ -396,6 +396,35 @@ export class AppModule {
     );
     expect(controller({ key: 'text' })).toContain("@Get('GetSalesTarget/:sales_target_code')");
     expect(controller({})).not.toContain('UpdateSalesTarget');
+    // A key the update stores is held to the record's rules for it.
+    expect(controller({ update: 'put', key: 'text' })).toContain(
+      "@Param('sales_target_code', new WireParamPipe(SalesTargetDto)) key: string",
+    );
+  });
+
+  it('creates or replaces with --update upsert: a PUT answering 201 with Location when it created, 204 when it replaced', () => {
+    const files = filesOf({ update: 'upsert' });
+    const controller = files.get('src/sales-target/sales-target.controller.ts')!;
+    expect(controller).toContain("@Put('UpdateSalesTarget/:sales_target_id')\n  @ApiOperation({");
+    expect(controller).toContain(
+      "@WireCreated({ description: 'Created; Location is its GetSalesTarget address.', replaced: 'Replaced.' })",
+    );
+    expect(controller).toContain(
+      'if (await this.salesTargets.upsert(key, changes))\n      response.status(201).location(`../GetSalesTarget/${key}`);',
+    );
+    expect(controller).not.toContain('SalesTargetNotFoundError,\n    413');
+    const service = files.get('src/sales-target/sales-target.service.ts')!;
+    expect(service).toContain(
+      'upsert(key: number, changes: SalesTargetChangesDto): Promise<boolean> {',
+    );
+    expect(service).toContain('type: stored ? SALES_TARGET_UPDATED : SALES_TARGET_CREATED,');
+    expect(files.get('src/sales-target/dto/sales-target.dto.ts')).toContain(
+      'export class SalesTargetChangesDto {',
+    );
+    const suite = files.get('test/sales-target.e2e-spec.ts')!;
+    expect(suite).toContain("it('creates one at a new key, answering 201 with Location");
+    expect(suite).toContain("context.http.put('/api/SalesTarget/UpdateSalesTarget/0')");
+    expect(suite).not.toContain('answers 404 to an update of a missing');
   });
 
   it("stimulates the service's events through their modules, and any other as its module would publish it", () => {

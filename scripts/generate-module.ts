@@ -33,8 +33,11 @@ const USAGE = `Usage: npm run generate:module -- <Name> [options]
   --resource <Name>       the record it serves, when not the module's name (CommissionSplit): its
                           DTO, entity and table, routes, scopes, errors and events take this name
   --list                  a list route, List<Names>: keyset pages in key order
-  --update put|post       an update route answering 204: PUT Update<Name>/{key}, or POST Update<Name>
-                          with the key in the body
+  --update put|post|upsert
+                          an update route: PUT Update<Name>/{key} or POST Update<Name> with the key
+                          in the body, replacing the record (204; 404 when there is none); or upsert,
+                          PUT Update<Name>/{key} creating it when there is none (201 with Location)
+                          and replacing it when there is (204)
   --key int|text          its key: an int id (<name>_id, the default) or a text code (<name>_code)
   --reacts-to <event>     a handler of another module's event after it commits, with its event-driven
                           test: the event's routing key (transaction.agents-changed) or CloudEvents
@@ -128,8 +131,8 @@ export function parseCommand(args: readonly string[]): Command {
   const { positionals, values } = parsed;
   if (positionals.length !== 1) throw new GeneratorError(USAGE);
   const { update, key, list } = values;
-  if (update !== undefined && update !== 'put' && update !== 'post')
-    throw new GeneratorError(`--update takes put or post, not "${update}".\n${USAGE}`);
+  if (update !== undefined && update !== 'put' && update !== 'post' && update !== 'upsert')
+    throw new GeneratorError(`--update takes put, post or upsert, not "${update}".\n${USAGE}`);
   if (key !== 'int' && key !== 'text')
     throw new GeneratorError(`--key takes int or text, not "${key}".\n${USAGE}`);
   const reactsTo = values['reacts-to'];

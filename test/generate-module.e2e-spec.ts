@@ -256,7 +256,7 @@ describe('npm run generate:module, end to end', () => {
     const option = await run(copy, process.execPath, [generator, 'Payout', '--update', 'patch']);
     expect(option).toEqual({
       code: 1,
-      output: expect.stringContaining('--update takes put or post') as unknown,
+      output: expect.stringContaining('--update takes put, post or upsert') as unknown,
     });
     expect(existsSync(join(copy, 'src', 'payout'))).toBe(false);
     expect(await readFile(join(copy, 'src', 'app.module.ts'), 'utf8')).toBe(before);

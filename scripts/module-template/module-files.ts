@@ -60,13 +60,21 @@ export interface ModuleOptions {
   readonly key: 'int' | 'text';
   /** A list route (`ListCommissions`): keyset pages in key order. */
   readonly list: boolean;
-  /** An update route answering 204: PUT with the key in the path, or POST with the key in the body. */
-  readonly update?: 'put' | 'post';
+  /**
+   * An update route: PUT with the key in the path, or POST with the key in the body, replacing the
+   * record (204; 404 when there is none); or `upsert`, a PUT with the key in the path that creates
+   * the record when there is none (201 with Location) and replaces it when there is (204).
+   */
+  readonly update?: 'put' | 'post' | 'upsert';
   /** The other modules' events it handles after they commit, each with its event-driven test. */
   readonly reactsTo: readonly ReactedEvent[];
 }
 
 export const DEFAULT_OPTIONS: ModuleOptions = { key: 'int', list: false, reactsTo: [] };
+
+/** Whether the update route names the record by the key in its path, its body a ChangesDto. */
+const keyInPath = (options: ModuleOptions) =>
+  options.update === 'put' || options.update === 'upsert';
 
 /** One file to write: its path from the repository root and its text. */
 export interface GeneratedFile {
@@ -151,10 +159,10 @@ function dto(names: ModuleNames, options: ModuleOptions): string {
       : '';
   const members = `@TextField({ required: true, maxLength: 200 }) name?: string | null;
   @DecimalField({ exactMin: 0, precision: 15, scale: 2 }) amount?: number | null;`;
-  if (options.update === 'put')
+  if (keyInPath(options))
     return `import { ${wire.join(', ')} } from '../../wire';
 ${codePattern}
-/** What Update${names.pascal} replaces: every member of a ${names.words} but its key, which the path names. */
+/** What Update${names.pascal} stores: every member of a ${names.words} but its key, which the path names. */
 @WireRecord({ name: '${names.pascal}', schemaName: '${names.pascal}Changes' })
 export class ${names.pascal}ChangesDto {
   ${members}
@@ -290,7 +298,7 @@ export const ${names.constant}_CREATED = declareIntegrationEvent({
   routingKey: '${names.kebab}.created',
   payload: ${names.pascal}Dto,
   summary: 'A ${names.words} was created.',
-  description: 'The ${names.words} as Create${names.pascal} stored it, every member, once it committed.',
+  description: 'The ${names.words} as Create${names.pascal}${options.update === 'upsert' ? ` or Update${names.pascal}` : ''} stored it, every member, once it committed.',
   subject: 'The ${key.name}, as text.',
   example: ${example},
   exampleSubject: ${subject},
@@ -338,10 +346,7 @@ export const ${m.constant}_ENTITIES = [${r.pascal}Entity];
 /** The module's door: what another module may import of it (the rule modules-through-their-door). */
 function door(names: Names, options: ModuleOptions): string {
   const { module: m, resource: r } = names;
-  const records = [
-    `${r.pascal}Dto`,
-    ...(options.update === 'put' ? [`${r.pascal}ChangesDto`] : []),
-  ];
+  const records = [`${r.pascal}Dto`, ...(keyInPath(options) ? [`${r.pascal}ChangesDto`] : [])];
   const reacted = options.reactsTo.length > 0 ? [`${m.pascal}ReactedDto`] : [];
   return `/** The ${m.words} module's door: all that another module may use of it. */
 export { ${m.pascal}Module } from './${m.kebab}.module';
@@ -387,7 +392,7 @@ function service({ module: m, resource: names }: Names, options: ModuleOptions):
   const text = options.key === 'text';
   const typeorm = options.list ? `import { MoreThan } from 'typeorm';\n` : '';
   const wire = options.update ? `import { pickWireScalars } from '../wire';\n` : '';
-  const dtos = [`${pascal}Dto`, ...(options.update === 'put' ? [`${pascal}ChangesDto`] : [])];
+  const dtos = [`${pascal}Dto`, ...(keyInPath(options) ? [`${pascal}ChangesDto`] : [])];
   const dtoImports = [...dtos, ...(text ? [`${constant}_CODE`] : [])];
   const eventImports = [`${constant}_CREATED`, ...(options.update ? [`${constant}_UPDATED`] : [])];
   const find = text
@@ -424,9 +429,7 @@ function service({ module: m, resource: names }: Names, options: ModuleOptions):
     );
   }`
     : '';
-  const update = !options.update
-    ? ''
-    : `
+  const replace = `
 
   /**
    * Replaces every member of the ${names.words} with the record's (an absent one becomes null), and
@@ -448,6 +451,39 @@ function service({ module: m, resource: names }: Names, options: ModuleOptions):
       publish({ type: ${constant}_UPDATED, subject: String(key), time: new Date(), data: row });
     });
   }`;
+  const upsert = `
+
+  /**
+   * Stores the ${names.words} the key names with the record's members (an absent one becomes null):
+   * creates it when there is none, publishing ${constant}_CREATED, or replaces it, publishing
+   * ${constant}_UPDATED, with the whole record in the same transaction; true when it created it. On
+   * MariaDB the look-up locks the key, or its place when there is none, so a create of the key at the
+   * same moment waits for this one (or deadlocks and is run again by the unit of work) and finds it.
+   */
+  upsert(key: ${key.type}, changes: ${pascal}ChangesDto): Promise<boolean> {
+    const row = { ...pickWireScalars(${pascal}ChangesDto, changes), ${key.name}: key };
+    return this.unitOfWork.write(async (manager, publish) => {
+      const lock =
+        manager.connection.options.type === 'better-sqlite3'
+          ? {}
+          : { lock: { mode: 'pessimistic_write' as const } };
+      const stored = await manager.findOne(${pascal}Entity, {
+        select: { ${key.name}: true },
+        where: { ${key.name}: key },
+        ...lock,
+      });
+      if (stored) await manager.update(${pascal}Entity, { ${key.name}: key }, row);
+      else await manager.insert(${pascal}Entity, row);
+      publish({
+        type: stored ? ${constant}_UPDATED : ${constant}_CREATED,
+        subject: String(key),
+        time: new Date(),
+        data: row,
+      });
+      return !stored;
+    });
+  }`;
+  const update = !options.update ? '' : options.update === 'upsert' ? upsert : replace;
   return `import { Injectable } from '@nestjs/common';
 ${typeorm}import { UnitOfWork } from '../database/unit-of-work';
 ${wire}import { ${dtoImports.join(', ')} } from './dto/${names.kebab}.dto';
@@ -487,10 +523,10 @@ function controller(names: ModuleNames, options: ModuleOptions): string {
     'Body',
     'Controller',
     'Get',
-    ...(options.update ? ['HttpCode'] : []),
+    ...(options.update === 'put' || options.update === 'post' ? ['HttpCode'] : []),
     'Param',
     'Post',
-    ...(options.update === 'put' ? ['Put'] : []),
+    ...(keyInPath(options) ? ['Put'] : []),
     ...(options.list ? ['Query'] : []),
     'Res',
   ];
@@ -498,14 +534,21 @@ function controller(names: ModuleNames, options: ModuleOptions): string {
     ...(int ? ['Int32ParamPipe'] : []),
     'WireCreated',
     'WireErrors',
+    ...(keyInPath(options) ? ['WireParamPipe'] : []),
     'WireRequestBody',
     'WireResponse',
     'WireTag',
   ];
   const keyParam = `@Param('${key.name}'${int ? ', Int32ParamPipe' : ''}) key: ${key.type}`;
+  // A key the update stores is held to the record's rules for it, as the body's members are.
+  const storedKeyParam = `@Param('${key.name}', new WireParamPipe(${pascal}Dto)) key: ${key.type}`;
   const apiParam = `@ApiParam({ name: '${key.name}', ${int ? `type: 'integer', format: 'int32'` : `type: 'string'`}, example: ${key.literal(EXAMPLE.key)} })`;
-  const swagger = ['ApiOperation', 'ApiParam', ...(options.update ? ['ApiResponse'] : [])];
-  const dtos = [`${pascal}Dto`, ...(options.update === 'put' ? [`${pascal}ChangesDto`] : [])];
+  const swagger = [
+    'ApiOperation',
+    'ApiParam',
+    ...(options.update === 'put' || options.update === 'post' ? ['ApiResponse'] : []),
+  ];
+  const dtos = [`${pascal}Dto`, ...(keyInPath(options) ? [`${pascal}ChangesDto`] : [])];
   const operations = [`Get${pascal}`, ...(options.list ? [`List${pluralPascal}`] : [])];
   const writes = [`Create${pascal}`, ...(options.update ? [`Update${pascal}`] : [])];
   const list = !options.list
@@ -555,11 +598,43 @@ function controller(names: ModuleNames, options: ModuleOptions): string {
   @ApiResponse({ status: 204, description: 'Replaced.' })
   @RequiresScope(${pluralConstant}_WRITE)
   ${updateErrors}
-  update(${keyParam}, @Body() changes: ${pascal}ChangesDto): Promise<void> {
+  update(${storedKeyParam}, @Body() changes: ${pascal}ChangesDto): Promise<void> {
     return this.${names.pluralCamel}.update(key, changes);
   }`
-      : options.update === 'post'
+      : options.update === 'upsert'
         ? `
+
+  @Put('Update${pascal}/:${key.name}')
+  @ApiOperation({
+    operationId: 'Update${pascal}',
+    summary: 'Creates or replaces a ${names.words}.',
+    description: 'Stores the body as the ${names.words} the path names: creates it when there is none (201; Location says where to read it), or replaces every member of it with the body\\'s (an absent one null; 204).',
+  })
+  ${apiParam}
+  @WireRequestBody(${pascal}ChangesDto, 'The ${names.words}, without its key.', { name: '${exampleName(names)}', amount: ${EXAMPLE.amount} })
+  @WireCreated({ description: 'Created; Location is its Get${pascal} address.', replaced: 'Replaced.' })
+  @RequiresScope(${pluralConstant}_WRITE)
+  @WireErrors(
+    400,
+    AuthenticationError,
+    413,
+    415,
+    RateLimitedError,
+    500,
+    DatabaseUnavailableError,
+    CommitOutcomeUnknownError,
+  )
+  async update(
+    ${storedKeyParam},
+    @Body() changes: ${pascal}ChangesDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<void> {
+    // Relative to this route's address, Update${pascal}/<key>.
+    if (await this.${names.pluralCamel}.upsert(key, changes))
+      response.status(201).location(\`../Get${pascal}/\${key}\`);
+  }`
+        : options.update === 'post'
+          ? `
 
   @Post('Update${pascal}')
   @HttpCode(204)
@@ -575,7 +650,7 @@ function controller(names: ModuleNames, options: ModuleOptions): string {
   update(@Body() record: ${pascal}Dto): Promise<void> {
     return this.${names.pluralCamel}.update(record);
   }`
-        : '';
+          : '';
   const listImport = options.list
     ? `import { List${pluralPascal}Query, PAGE_LIMIT } from './dto/list-${pluralKebab}.query';\n`
     : '';
@@ -602,7 +677,11 @@ export const ${pluralConstant}_WRITE = declareScope('${pluralKebab}:write', 'Cha
     'read one',
     ...(options.list ? ['list them'] : []),
     'create one',
-    ...(options.update ? ['replace one'] : []),
+    ...(options.update === 'upsert'
+      ? ['create or replace one']
+      : options.update
+        ? ['replace one']
+        : []),
   ].join(', ')}.')
 @Controller('${pascal}')
 export class ${pascal}Controller {
@@ -820,12 +899,44 @@ function e2eSuite({ module: m, resource: names }: Names, options: ModuleOptions)
       expect(Object.keys(expectProblem(response, 400).ModelState as object)).toEqual(['limit']);
     });`;
   const updateCall = (body: string, n: number) =>
-    options.update === 'put'
+    keyInPath(options)
       ? `context.http.put(${path(`Update${pascal}`, n)}).set(WRITER).send(${body})`
       : `context.http.post('${base}/Update${pascal}').set(WRITER).send(${body})`;
   const changes = `{ name: 'Renamed ${names.words}' }`;
   const withKey = (n: number, body: string) =>
-    options.update === 'put' ? body : `{ ...${body}, ${key.name}: ${k(n)} }`;
+    keyInPath(options) ? body : `{ ...${body}, ${key.name}: ${k(n)} }`;
+  const missingTest = `    it('answers 404 to an update of a missing ${names.words}, 400 to an invalid one, and changes nothing', async () => {
+      const missing = await ${updateCall(withKey(999999, changes), 999999)};
+      expect(expectProblem(missing, 404).type).toMatch(/${names.snake}_not_found$/);
+      const invalid = await ${updateCall(withKey(EXAMPLE.key, '{ amount: -1 }'), EXAMPLE.key)};
+      expect(Object.keys(expectProblem(invalid, 400).ModelState as object).sort()).toEqual(['${names.camel}.amount', '${names.camel}.name']);
+      expect((await context.http.get(${path(`Get${pascal}`, EXAMPLE.key)}).set(READER)).body).toEqual(RECORD);
+    });`;
+  const upsertTests = `    it('creates one at a new key, answering 201 with Location, and publishes ${pascal}Created with the whole record', async () => {
+      let location: string | undefined;
+      const created = await new Scenario(() => context.running.app)
+        .stimulate(async () => {
+          const response = await ${updateCall(`{ name: 'Put ${names.words}' }`, 301)}.expect(201);
+          location = response.headers.location;
+        })
+        .andWaitForEventOfType(${constant}_CREATED)
+        .matching((event) => event.subject === '${key.text(301)}')
+        .toArrive();
+      const stored = { ${key.name}: ${k(301)}, name: 'Put ${names.words}', amount: null };
+      expect(asJson(created.data)).toEqual(stored);
+      // Relative to the PUT's address, as HTTP allows: it names the record's GET.
+      const read = new URL(location!, \`http://service${base}/Update${pascal}/${key.text(301)}\`).pathname;
+      expect(read).toBe('${base}/Get${pascal}/${key.text(301)}');
+      expect((await context.http.get(read).set(READER).expect(200)).body).toEqual(stored);
+    });
+
+    it('answers 400 to a key in the path no ${names.words} may have, and to an invalid body, storing nothing', async () => {
+      const badKey = await context.http.put('${base}/Update${pascal}/${key.type === 'number' ? '0' : key.text(302).toLowerCase()}').set(WRITER).send({ name: 'Bad key' });
+      expect(Object.keys(expectProblem(badKey, 400).ModelState as object)).toEqual(['${key.name}']);
+      const invalid = await ${updateCall('{ amount: -1 }', 302)};
+      expect(Object.keys(expectProblem(invalid, 400).ModelState as object).sort()).toEqual(['${names.camel}.amount', '${names.camel}.name']);
+      await context.http.get(${path(`Get${pascal}`, 302)}).set(READER).expect(404);
+    });`;
   const update = !options.update
     ? ''
     : `
@@ -847,13 +958,7 @@ function e2eSuite({ module: m, resource: names }: Names, options: ModuleOptions)
       expect((await context.http.get(${path(`Get${pascal}`, 201)}).set(READER)).body).toMatchObject({ name: 'From a form', amount: 3 });
     });
 
-    it('answers 404 to an update of a missing ${names.words}, 400 to an invalid one, and changes nothing', async () => {
-      const missing = await ${updateCall(withKey(999999, changes), 999999)};
-      expect(expectProblem(missing, 404).type).toMatch(/${names.snake}_not_found$/);
-      const invalid = await ${updateCall(withKey(EXAMPLE.key, '{ amount: -1 }'), EXAMPLE.key)};
-      expect(Object.keys(expectProblem(invalid, 400).ModelState as object).sort()).toEqual(['${names.camel}.amount', '${names.camel}.name']);
-      expect((await context.http.get(${path(`Get${pascal}`, EXAMPLE.key)}).set(READER)).body).toEqual(RECORD);
-    });`;
+${options.update === 'upsert' ? upsertTests : missingTest}`;
   const reactionTests = stimuli.map(
     ({ event, stimulated, description }) => `
 
