@@ -295,7 +295,7 @@ export class AppModule {
     expect(events).toContain("routingKey: 'commission-split.updated'");
     expect(events).toContain("routingKey: 'commission.reacted'");
     expect(file('commission.module.ts')).toContain(
-      '@Publishes(COMMISSION_SPLIT_CREATED, COMMISSION_SPLIT_UPDATED, COMMISSION_REACTED)',
+      '@Publishes(COMMISSION_SPLIT_CREATED, COMMISSION_SPLIT_UPDATED, COMMISSION_REACTED, COMMISSION_BACKFILLED)',
     );
     expect(file('commission.module.ts')).toContain(
       'controllers: [CommissionSplitController],\n  providers: [CommissionSplitService, CommissionReactions],\n})\nexport class CommissionModule {}',
@@ -382,7 +382,9 @@ export class AppModule {
           },
         ],
       }),
-    ).toBe('SALES_TARGET_CREATED, SALES_TARGET_UPDATED, SALES_TARGET_REACTED');
+    ).toBe(
+      'SALES_TARGET_CREATED, SALES_TARGET_UPDATED, SALES_TARGET_REACTED, SALES_TARGET_BACKFILLED',
+    );
   });
 
   it('routes the update as asked: PUT with the key in the path, or POST with the key in the body', () => {
@@ -425,6 +427,36 @@ export class AppModule {
     expect(suite).toContain("it('creates one at a new key, answering 201 with Location");
     expect(suite).toContain("context.http.put('/api/SalesTarget/UpdateSalesTarget/0')");
     expect(suite).not.toContain('answers 404 to an update of a missing');
+  });
+
+  it('back-fills the transactions there were before a module that reacts to their changes, and no other rows', () => {
+    const reacting = (folder: string, constant: string) =>
+      filesOf({
+        reactsTo: [{ folder, constant, payload: 'XDto', routingKey: `${folder}.x` }],
+      });
+    for (const folder of ['transaction', 'data-import']) {
+      const files = reacting(folder, 'X_HAPPENED');
+      const reactions = files.get('src/sales-target/sales-target.reactions.ts')!;
+      expect(reactions).toContain(
+        'constructor(private readonly transactions: TransactionQueries) {}',
+      );
+      expect(reactions).toContain(
+        '@BatchedReaction({ backfill: true })\n  async backfill({ after, until, limit, publish }: ReactionBatch)',
+      );
+      expect(reactions).toContain('await this.transactions.idsAfter(after, limit, until);');
+      expect(files.get('src/sales-target/sales-target.module.ts')).toContain(
+        'imports: [TypeOrmModule.forFeature(SALES_TARGET_ENTITIES), TransactionModule],',
+      );
+      expect(files.get('src/sales-target/sales-target.events.ts')).toContain(
+        "routingKey: 'sales-target.backfilled',",
+      );
+      expect(files.get('test/sales-target.e2e-spec.ts')).toContain(
+        ".stimulate(() => context.running.app.get(BatchedReactions).start(SalesTargetReactions, 'backfill'))",
+      );
+    }
+    const other = reacting('branch-office', 'BRANCH_OFFICE_UPDATED');
+    expect(other.get('src/sales-target/sales-target.reactions.ts')).not.toContain('backfill');
+    expect(other.get('src/sales-target/sales-target.module.ts')).not.toContain('TransactionModule');
   });
 
   it("stimulates the service's events through their modules, and any other as its module would publish it", () => {

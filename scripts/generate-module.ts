@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { format, resolveConfig } from 'prettier';
 import { type DoorEvent, doorEvents, featureFolders, loadDoors } from './doors';
 import {
+  backfills,
   type GeneratedFile,
   moduleFiles,
   type ModuleNames,
@@ -600,6 +601,11 @@ async function main(): Promise<void> {
       (options.reactsTo.length > 0
         ? `- write each reaction in src/${own.kebab}/${own.kebab}.reactions.ts, and what it publishes ` +
           `in place of ${own.pascal}Reacted (docs/adding-a-module.md, section 6);\n`
+        : '') +
+      (backfills(options)
+        ? `- write its back-fill there (${own.pascal}Reactions.backfill): what the handlers do, for the ` +
+          'transactions there were before the module; it runs once at its first start on a database ' +
+          '(docs/adding-a-module.md, section 7);\n'
         : '') +
       `- run its suite: npm run test:e2e -- test/${own.kebab}.e2e-spec.ts\n`,
   );

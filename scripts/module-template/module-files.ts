@@ -72,6 +72,17 @@ export interface ModuleOptions {
 
 export const DEFAULT_OPTIONS: ModuleOptions = { key: 'int', list: false, reactsTo: [] };
 
+/**
+ * The doors whose events tell of changes to transactions (the transaction module's, the import's): a
+ * module reacting to one back-fills the transactions there were before it, through the transaction
+ * module's door. Another module's rows need a query of that module's to walk them by key.
+ */
+const TRANSACTION_DOORS = new Set(['transaction', 'data-import']);
+
+/** Whether the module back-fills: it reacts to changes of the transactions. */
+export const backfills = (options: Pick<ModuleOptions, 'reactsTo'>) =>
+  options.reactsTo.some((event) => TRANSACTION_DOORS.has(event.folder));
+
 /** Whether the update route names the record by the key in its path, its body a ChangesDto. */
 const keyInPath = (options: ModuleOptions) =>
   options.update === 'put' || options.update === 'upsert';
@@ -243,7 +254,34 @@ function events({ module: m, resource: names }: Names, options: ModuleOptions): 
   const example = exampleLiteral(names, key);
   const subject = `'${key.text(EXAMPLE.key)}'`;
   const wire =
-    options.reactsTo.length > 0 ? `import { TextField, WireRecord } from '../wire';\n` : '';
+    options.reactsTo.length > 0
+      ? `import { ${backfills(options) ? 'IntField, ' : ''}TextField, WireRecord } from '../wire';\n`
+      : '';
+  const backfilled = backfills(options)
+    ? `
+/** What one batch of the ${m.words} module's back-fill did: the range of transactions it covered. */
+@WireRecord({ name: '${m.pascal}Backfilled' })
+export class ${m.pascal}BackfilledDto {
+  @IntField() transaction_id_from?: number | null;
+  @IntField() transaction_id_to?: number | null;
+  /** How many transactions the batch did. */
+  @IntField() transactions?: number | null;
+}
+
+/**
+ * Published by ${m.pascal}Reactions.backfill, a batch of the transactions there were before the module
+ * at a time. Replace its data with what the back-fill changed, as the other events do.
+ */
+export const ${m.constant}_BACKFILLED = declareIntegrationEvent({
+  type: 'property-sales.${m.kebab}.backfilled',
+  routingKey: '${m.kebab}.backfilled',
+  payload: ${m.pascal}BackfilledDto,
+  summary: 'A batch of the back-fill of the ${m.words} module committed.',
+  description: 'The range of transactions one batch covered, once it committed.',
+  example: { transaction_id_from: 1, transaction_id_to: 500, transactions: 500 },
+});
+`
+    : '';
   const updated = options.update
     ? `
 /** A ${names.words} was updated: the whole record as it stands after the change, not a delta. */
@@ -303,7 +341,7 @@ export const ${names.constant}_CREATED = declareIntegrationEvent({
   example: ${example},
   exampleSubject: ${subject},
 });
-${updated}${reacted}`;
+${updated}${reacted}${backfilled}`;
 }
 
 /** The constants of the events the module publishes. */
@@ -312,6 +350,7 @@ function publishedEvents({ module: m, resource: r }: Names, options: ModuleOptio
     `${r.constant}_CREATED`,
     ...(options.update ? [`${r.constant}_UPDATED`] : []),
     ...(options.reactsTo.length > 0 ? [`${m.constant}_REACTED`] : []),
+    ...(backfills(options) ? [`${m.constant}_BACKFILLED`] : []),
   ];
 }
 
@@ -347,7 +386,10 @@ export const ${m.constant}_ENTITIES = [${r.pascal}Entity];
 function door(names: Names, options: ModuleOptions): string {
   const { module: m, resource: r } = names;
   const records = [`${r.pascal}Dto`, ...(keyInPath(options) ? [`${r.pascal}ChangesDto`] : [])];
-  const reacted = options.reactsTo.length > 0 ? [`${m.pascal}ReactedDto`] : [];
+  const reacted = [
+    ...(options.reactsTo.length > 0 ? [`${m.pascal}ReactedDto`] : []),
+    ...(backfills(options) ? [`${m.pascal}BackfilledDto`] : []),
+  ];
   return `/** The ${m.words} module's door: all that another module may use of it. */
 export { ${m.pascal}Module } from './${m.kebab}.module';
 
@@ -742,7 +784,10 @@ export class ${pascal}Controller {
 
 /** The handlers of other modules' events: one method each, publishing the module's own event. */
 function reactions({ module: names }: Names, options: ModuleOptions): string {
-  const byDoor = new Map<string, string[]>();
+  const backfill = backfills(options);
+  const byDoor = new Map<string, string[]>(
+    backfill ? [['transaction', ['TransactionQueries']]] : [],
+  );
   for (const event of options.reactsTo)
     byDoor.set(event.folder, [
       ...(byDoor.get(event.folder) ?? []),
@@ -772,19 +817,40 @@ function reactions({ module: names }: Names, options: ModuleOptions): string {
     });
   }`,
   );
+  const backfillMethod = `
+
+  /**
+   * The transactions there were before this module, whose changes its handlers never heard: the
+   * first time an instance starts with it against a database, a run over every transaction, a batch
+   * at a time, each batch in a transaction of its own (${names.pascal}Reactions.backfill).
+   */
+  @BatchedReaction({ backfill: true })
+  async backfill({ after, until, limit, publish }: ReactionBatch): Promise<number | undefined> {
+    const ids = await this.transactions.idsAfter(after, limit, until);
+    if (ids.length === 0) return undefined;
+    // The back-fill goes here: for the transactions of \`ids\`, what the handlers above do for a change,
+    // from each as it stands (this.transactions.agentChainsOf(ids), amountsOf(ids)), written through
+    // the batch's \`manager\`, so that a transaction changed meanwhile ends the same either way.
+    publish({
+      type: ${names.constant}_BACKFILLED,
+      time: new Date(),
+      data: { transaction_id_from: ids[0], transaction_id_to: ids.at(-1)!, transactions: ids.length },
+    });
+    return ids.length < limit ? undefined : ids.at(-1);
+  }`;
   return `import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { OnIntegrationEvent, type ReceivedEvent } from '../events/event-handler.decorator';
+${backfill ? `import { BatchedReaction, type ReactionBatch } from '../events/batched-reaction';\n` : ''}import { OnIntegrationEvent, type ReceivedEvent } from '../events/event-handler.decorator';
 import { type Publish } from '../events/integration-event';
 ${imports.join('\n')}
-import { ${names.constant}_REACTED } from './${names.kebab}.events';
+import { ${names.constant}_REACTED${backfill ? `, ${names.constant}_BACKFILLED` : ''} } from './${names.kebab}.events';
 
 /**
  * What the ${names.words} module does when other modules' events commit: after commit, each handler
- * from its own checkpoint, so a slow or failing one holds up no request and no other handler.
+ * from its own checkpoint, so a slow or failing one holds up no request and no other handler${backfill ? ';\n * and once, over the transactions there were before it, its back-fill' : ''}.
  */
 @Injectable()
-export class ${names.pascal}Reactions {${handlers.join('\n')}
+export class ${names.pascal}Reactions {${backfill ? '\n  constructor(private readonly transactions: TransactionQueries) {}\n' : ''}${handlers.join('\n')}${backfill ? backfillMethod : ''}
 }
 `;
 }
@@ -793,10 +859,15 @@ function moduleClass(names: Names, options: ModuleOptions): string {
   const { module: m, resource: r } = names;
   const reacts = options.reactsTo.length > 0;
   const providers = [`${r.pascal}Service`, ...(reacts ? [`${m.pascal}Reactions`] : [])];
+  // Its back-fill reads the transactions through their module's door, which it imports.
+  const imported = [
+    `TypeOrmModule.forFeature(${m.constant}_ENTITIES)`,
+    ...(backfills(options) ? ['TransactionModule'] : []),
+  ];
   return `import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Publishes } from '../events/module-events';
-import { ${m.constant}_ENTITIES } from './entities';
+${backfills(options) ? `import { TransactionModule } from '../transaction';\n` : ''}import { ${m.constant}_ENTITIES } from './entities';
 import { ${r.pascal}Controller } from './${r.kebab}.controller';
 import { ${publishedEvents(names, options).join(', ')} } from './${m.kebab}.events';
 ${reacts ? `import { ${m.pascal}Reactions } from './${m.kebab}.reactions';\n` : ''}import { ${r.pascal}Service } from './${r.kebab}.service';
@@ -804,7 +875,7 @@ ${reacts ? `import { ${m.pascal}Reactions } from './${m.kebab}.reactions';\n` : 
 /** ${capitalized(r.pluralWords)}: their table, routes, events and service; registered in src/app.module.ts. */
 @Publishes(${publishedEvents(names, options).join(', ')})
 @Module({
-  imports: [TypeOrmModule.forFeature(${m.constant}_ENTITIES)],
+  imports: [${imported.join(', ')}],
   controllers: [${r.pascal}Controller],
   providers: [${providers.join(', ')}],
 })
@@ -827,6 +898,7 @@ function e2eSuite({ module: m, resource: names }: Names, options: ModuleOptions)
         `${constant}_CREATED`,
         ...(options.update ? [`${constant}_UPDATED`] : []),
         ...(stimuli.length > 0 ? [`${m.constant}_REACTED`] : []),
+        ...(backfills(options) ? [`${m.constant}_BACKFILLED`] : []),
         `${pascal}Dto`,
       ],
     ],
@@ -841,6 +913,15 @@ function e2eSuite({ module: m, resource: names }: Names, options: ModuleOptions)
     ['./support/test-app', new Set(['describeOnEachDatabase'])],
     ['./support/xml-inspection', new Set(['inspectXml'])],
   ]);
+  if (backfills(options))
+    supportImports.set(
+      './support/fixtures',
+      new Set([
+        ...(supportImports.get('./support/fixtures') ?? []),
+        'CATALOGUE',
+        'transactionRecord',
+      ]),
+    );
   for (const stimulus of stimuli)
     for (const [from, imported] of Object.entries(stimulus.imports))
       for (const name of imported)
@@ -850,6 +931,12 @@ function e2eSuite({ module: m, resource: names }: Names, options: ModuleOptions)
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([folder, imported]) => `import { ${imported.join(', ')} } from '../src/${folder}';`),
     `import { wireModelOf } from '../src/wire';`,
+    ...(backfills(options)
+      ? [
+          `import { BatchedReactions } from '../src/event-relay/batched-reactions';`,
+          `import { ${m.pascal}Reactions } from '../src/${m.kebab}/${m.kebab}.reactions';`,
+        ]
+      : []),
     ...[...supportImports]
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([from, imported]) => `import { ${[...imported].join(', ')} } from '${from}';`),
@@ -972,6 +1059,21 @@ ${options.update === 'upsert' ? upsertTests : missingTest}`;
       expect(reacted.data).toEqual({ event_id: heard.id, event_type: heard.type, subject: heard.subject ?? null });
     });`,
   );
+  const backfillTest = !backfills(options)
+    ? ''
+    : `
+
+    it('back-fills the transactions there were before it, a batch at a time, publishing ${m.pascal}Backfilled', async () => {
+      await context.running.seed({ requirements: CATALOGUE, transactions: [transactionRecord(4301), transactionRecord(4302)] });
+      const batches = await new Scenario(() => context.running.app)
+        // It ran at the first start on this database, empty then; started again, as after a rule change.
+        .stimulate(() => context.running.app.get(BatchedReactions).start(${m.pascal}Reactions, 'backfill'))
+        .andWaitForEventOfType(${m.constant}_BACKFILLED)
+        .toArriveUntil((events) => events.some((event) => event.data.transaction_id_to! >= 4302));
+      const covered = (id: number) =>
+        batches.some(({ data }) => data.transaction_id_from! <= id && id <= data.transaction_id_to!);
+      expect([covered(4301), covered(4302)]).toEqual([true, true]);
+    });`;
   const keys = [
     `apiKeyEntry('${m.kebab}-writer', WRITER['X-Api-Key'], ['${pluralKebab}:read', '${pluralKebab}:write'])`,
     `apiKeyEntry('${m.kebab}-reader', READER['X-Api-Key'], ['${pluralKebab}:read'])`,
@@ -1090,7 +1192,7 @@ describeOnEachDatabase(
         .send({ ...RECORD, ${key.name}: ${k(EXAMPLE.key + 3)} });
       expect(expectProblem(response, 403).type).toMatch(/insufficient_scope$/);
       await context.http.get(${path(`Get${pascal}`, EXAMPLE.key + 3)}).set(READER).expect(404);
-    });${list}${update}${reactionTests.join('')}
+    });${list}${update}${reactionTests.join('')}${backfillTest}
   },
   {
     AUTH_MODE: 'apikey',
