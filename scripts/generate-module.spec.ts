@@ -119,7 +119,7 @@ export class AppModule {
   it('reads its options, each defaulted, and --reacts-to as often as given', () => {
     expect(parseCommand(['Commission'])).toEqual({
       name: 'Commission',
-      options: { list: false, update: undefined, key: 'int' },
+      options: { list: false, update: undefined, key: 'int', keyCase: 'upper' },
       reactsTo: [],
     });
     expect(
@@ -129,6 +129,8 @@ export class AppModule {
         '--update',
         'upsert',
         '--key=text',
+        '--key-case',
+        'lower',
         '--reacts-to',
         'transaction.agents-changed',
         '--reacts-to',
@@ -136,7 +138,7 @@ export class AppModule {
       ]),
     ).toEqual({
       name: 'Commission',
-      options: { list: true, update: 'upsert', key: 'text' },
+      options: { list: true, update: 'upsert', key: 'text', keyCase: 'lower' },
       reactsTo: ['transaction.agents-changed', 'data.imported'],
     });
   });
@@ -146,6 +148,8 @@ export class AppModule {
     [['A1', 'B1'], /Usage/],
     [['Commission', '--update', 'patch'], /--update takes put, post or upsert, not "patch"/],
     [['Commission', '--key', 'uuid'], /--key takes int or text, not "uuid"/],
+    [['Commission', '--key', 'text', '--key-case', 'mixed'], /--key-case takes upper or lower/],
+    [['Commission', '--key-case', 'lower'], /give it with --key text/],
     [['Commission', '--paged'], /Unknown option '--paged'[\s\S]*Usage/],
     [['Commission', '--reacts-to', 'a.b', '--reacts-to', 'a.b'], /--reacts-to a.b is given twice/],
   ])('refuses the arguments %j, saying why', (args, message) => {
@@ -402,6 +406,24 @@ export class AppModule {
     expect(controller({ update: 'put', key: 'text' })).toContain(
       "@Param('sales_target_code', new WireParamPipe(SalesTargetDto)) key: string",
     );
+  });
+
+  it('keys a record by codes of the case asked, both databases comparing them alike', () => {
+    const dto = (keyCase: 'upper' | 'lower') =>
+      filesOf({ key: 'text', keyCase }).get('src/sales-target/dto/sales-target.dto.ts')!;
+    expect(dto('upper')).toContain(
+      'export const SALES_TARGET_CODE = /^[A-Z0-9]+(?:-[A-Z0-9]+)*$/;',
+    );
+    expect(dto('lower')).toContain(
+      'export const SALES_TARGET_CODE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;',
+    );
+    const suite = filesOf({ key: 'text', keyCase: 'lower', list: true }).get(
+      'test/sales-target.e2e-spec.ts',
+    )!;
+    expect(suite).toContain("const RECORD = { sales_target_code: 'ex-7',");
+    expect(suite).toContain('sales_target_code: `ex-${n}`');
+    expect(suite).toContain("it('answers 404 for a code in upper case");
+    expect(suite).toContain("context.http.get('/api/SalesTarget/GetSalesTarget/EX-7')");
   });
 
   it('creates or replaces with --update upsert: a PUT answering 201 with Location when it created, 204 when it replaced', () => {

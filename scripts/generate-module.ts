@@ -40,6 +40,8 @@ const USAGE = `Usage: npm run generate:module -- <Name> [options]
                           PUT Update<Name>/{key} creating it when there is none (201 with Location)
                           and replacing it when there is (204)
   --key int|text          its key: an int id (<name>_id, the default) or a text code (<name>_code)
+  --key-case upper|lower  a text code's letters: capitals (the default, NORTH-2) or lower case
+                          (north-2); one case, which both databases compare and order alike
   --reacts-to <event>     a handler of another module's event after it commits, with its event-driven
                           test: the event's routing key (transaction.agents-changed) or CloudEvents
                           type; give it again for another event`;
@@ -123,6 +125,7 @@ export function parseCommand(args: readonly string[]): Command {
         list: { type: 'boolean', default: false },
         update: { type: 'string' },
         key: { type: 'string', default: 'int' },
+        'key-case': { type: 'string' },
         'reacts-to': { type: 'string', multiple: true, default: [] },
       },
     });
@@ -136,13 +139,18 @@ export function parseCommand(args: readonly string[]): Command {
     throw new GeneratorError(`--update takes put, post or upsert, not "${update}".\n${USAGE}`);
   if (key !== 'int' && key !== 'text')
     throw new GeneratorError(`--key takes int or text, not "${key}".\n${USAGE}`);
+  const keyCase = values['key-case'] ?? 'upper';
+  if (keyCase !== 'upper' && keyCase !== 'lower')
+    throw new GeneratorError(`--key-case takes upper or lower, not "${keyCase}".\n${USAGE}`);
+  if (values['key-case'] !== undefined && key !== 'text')
+    throw new GeneratorError('--key-case is the case of a text key: give it with --key text.');
   const reactsTo = values['reacts-to'];
   const repeated = reactsTo.find((event, index) => reactsTo.indexOf(event) !== index);
   if (repeated) throw new GeneratorError(`--reacts-to ${repeated} is given twice.`);
   return {
     name: positionals[0],
     resource: values.resource,
-    options: { list, update, key },
+    options: { list, update, key, keyCase },
     reactsTo,
   };
 }

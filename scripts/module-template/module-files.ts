@@ -58,6 +58,11 @@ export interface ReactedEvent {
 export interface ModuleOptions {
   /** The type of its key: an int id (`commission_id`) or a text code (`commission_code`). */
   readonly key: 'int' | 'text';
+  /**
+   * The letters of a text key's codes: capitals (`NORTH-2`) or lower case (`north-2`), one case, so
+   * that both databases compare and order them alike.
+   */
+  readonly keyCase: 'upper' | 'lower';
   /** A list route (`ListCommissions`): keyset pages in key order. */
   readonly list: boolean;
   /**
@@ -70,7 +75,12 @@ export interface ModuleOptions {
   readonly reactsTo: readonly ReactedEvent[];
 }
 
-export const DEFAULT_OPTIONS: ModuleOptions = { key: 'int', list: false, reactsTo: [] };
+export const DEFAULT_OPTIONS: ModuleOptions = {
+  key: 'int',
+  keyCase: 'upper',
+  list: false,
+  reactsTo: [],
+};
 
 /**
  * The doors whose events tell of changes to transactions (the transaction module's, the import's): a
@@ -110,20 +120,34 @@ interface Key {
   readonly literal: (n: number) => string;
   /** A key value as it appears in a path. */
   readonly text: (n: number) => string;
+  /** A key value as a TypeScript expression of the int variable `name`. */
+  readonly ofVariable: (name: string) => string;
+  /** A code's pattern, as a regular expression's source. */
+  readonly pattern?: string;
+  /** A code in the case no code has: what MariaDB's collation would match a code with. */
+  readonly otherCase?: (n: number) => string;
 }
 
 function keyOf(names: ModuleNames, options: ModuleOptions): Key {
-  if (options.key === 'text')
+  if (options.key === 'text') {
+    const upper = options.keyCase === 'upper';
+    const letters = upper ? 'A-Z' : 'a-z';
+    const prefix = upper ? 'EX-' : 'ex-';
+    const code = (n: number) => `${prefix}${n}`;
     return {
       name: `${names.snake}_code`,
       type: 'string',
-      // Capitals, digits and inner hyphens: safe in a path, and ordered and compared alike by both
-      // databases (MariaDB's collation ignores case and trailing spaces; SQLite's does not).
+      // Letters of one case, digits and inner hyphens: safe in a path, and ordered and compared alike
+      // by both databases (MariaDB's collation ignores case and trailing spaces; SQLite's does not).
       field: `@TextField({ required: true, maxLength: 64, pattern: ${names.constant}_CODE })`,
       column: `@PrimaryColumn({ type: 'varchar', length: 64 })`,
-      literal: (n) => `'EX-${n}'`,
-      text: (n) => `EX-${n}`,
+      literal: (n) => `'${code(n)}'`,
+      text: code,
+      ofVariable: (variable) => `\`${prefix}\${${variable}}\``,
+      pattern: `^[${letters}0-9]+(?:-[${letters}0-9]+)*$`,
+      otherCase: (n) => (upper ? code(n).toLowerCase() : code(n).toUpperCase()),
     };
+  }
   return {
     name: `${names.snake}_id`,
     type: 'number',
@@ -131,6 +155,7 @@ function keyOf(names: ModuleNames, options: ModuleOptions): Key {
     column: `@PrimaryColumn({ type: 'int' })`,
     literal: (n) => String(n),
     text: (n) => String(n),
+    ofVariable: (variable) => variable,
   };
 }
 
@@ -164,10 +189,9 @@ function dto(names: ModuleNames, options: ModuleOptions): string {
     'TextField',
     'WireRecord',
   ];
-  const codePattern =
-    options.key === 'text'
-      ? `\n/** What a ${names.words} code may hold. */\nexport const ${names.constant}_CODE = /^[A-Z0-9]+(?:-[A-Z0-9]+)*$/;\n`
-      : '';
+  const codePattern = key.pattern
+    ? `\n/** What a ${names.words} code may hold. */\nexport const ${names.constant}_CODE = /${key.pattern}/;\n`
+    : '';
   const members = `@TextField({ required: true, maxLength: 200 }) name?: string | null;
   @DecimalField({ exactMin: 0, precision: 15, scale: 2 }) amount?: number | null;`;
   if (keyInPath(options))
@@ -957,7 +981,7 @@ function e2eSuite({ module: m, resource: names }: Names, options: ModuleOptions)
 
     it('lists them in ${key.name} order, page by page, in JSON and XML', async () => {
       for (const n of [101, 102, 103, 104, 105])
-        await context.http.post('${base}/Create${pascal}').set(WRITER).send({ ...RECORD, ${key.name}: ${key.type === 'number' ? 'n' : '`EX-${n}`'} }).expect(201);
+        await context.http.post('${base}/Create${pascal}').set(WRITER).send({ ...RECORD, ${key.name}: ${key.ofVariable('n')} }).expect(201);
       const keys: unknown[] = [];
       let after: unknown;
       for (;;) {
@@ -1018,7 +1042,7 @@ function e2eSuite({ module: m, resource: names }: Names, options: ModuleOptions)
     });
 
     it('answers 400 to a key in the path no ${names.words} may have, and to an invalid body, storing nothing', async () => {
-      const badKey = await context.http.put('${base}/Update${pascal}/${key.type === 'number' ? '0' : key.text(302).toLowerCase()}').set(WRITER).send({ name: 'Bad key' });
+      const badKey = await context.http.put('${base}/Update${pascal}/${key.otherCase?.(302) ?? '0'}').set(WRITER).send({ name: 'Bad key' });
       expect(Object.keys(expectProblem(badKey, 400).ModelState as object)).toEqual(['${key.name}']);
       const invalid = await ${updateCall('{ amount: -1 }', 302)};
       expect(Object.keys(expectProblem(invalid, 400).ModelState as object).sort()).toEqual(['${names.camel}.amount', '${names.camel}.name']);
@@ -1083,14 +1107,13 @@ ${options.update === 'upsert' ? upsertTests : missingTest}`;
         ]
       : []),
   ];
-  const lowerCase =
-    options.key === 'text'
-      ? `
+  const otherCase = key.otherCase
+    ? `
 
-    it('answers 404 for a code in lower case, on both databases (MariaDB would match it ignoring case)', async () => {
-      await context.http.get('${base}/Get${pascal}/${key.text(EXAMPLE.key).toLowerCase()}').set(READER).expect(404);
+    it('answers 404 for a code in ${options.keyCase === 'upper' ? 'lower' : 'upper'} case, on both databases (MariaDB would match it ignoring case)', async () => {
+      await context.http.get('${base}/Get${pascal}/${key.otherCase(EXAMPLE.key)}').set(READER).expect(404);
     });`
-      : '';
+    : '';
   return `${imports.join('\n')}
 
 /** A key granted both of the module's scopes, and one granted only the read. */
@@ -1170,7 +1193,7 @@ describeOnEachDatabase(
     it('answers 404 for a missing key', async () => {
       const response = await context.http.get(${path(`Get${pascal}`, 999999)}).set(READER);
       expect(expectProblem(response, 404).type).toMatch(/${names.snake}_not_found$/);
-    });${lowerCase}
+    });${otherCase}
 
     it('answers 400 naming each invalid member, and stores nothing', async () => {
       const response = await context.http
