@@ -1033,7 +1033,7 @@ function e2eSuite({ module: m, resource: names }: Names, options: ModuleOptions)
         .andWaitForEventOfType(${constant}_CREATED)
         .matching((event) => event.subject === '${key.text(301)}')
         .toArrive();
-      const stored = { ${key.name}: ${k(301)}, name: 'Put ${names.words}', amount: null };
+      const stored = { ...NONE, ${key.name}: ${k(301)}, name: 'Put ${names.words}' };
       expect(asJson(created.data)).toEqual(stored);
       // Relative to the PUT's address, as HTTP allows: it names the record's GET.
       const read = new URL(location!, \`http://service${base}/Update${pascal}/${key.text(301)}\`).pathname;
@@ -1058,7 +1058,7 @@ function e2eSuite({ module: m, resource: names }: Names, options: ModuleOptions)
         .stimulate(() => ${updateCall(withKey(201, changes), 201)}.expect(204))
         .andWaitForEventOfType(${constant}_UPDATED)
         .toArrive();
-      const stored = { ${key.name}: ${k(201)}, name: 'Renamed ${names.words}', amount: null };
+      const stored = { ...NONE, ${key.name}: ${k(201)}, name: 'Renamed ${names.words}' };
       expect(updated.subject).toBe('${key.text(201)}');
       expect(asJson(updated.data)).toEqual(stored);
       const read = await context.http.get(${path(`Get${pascal}`, 201)}).set(READER).expect(200);
@@ -1123,7 +1123,13 @@ const RECORD = ${exampleLiteral(names, key)};
 const MODEL = wireModelOf(${pascal}Dto);
 /** A record in XML as the service writes it, and a client may: members in the model's XML order. */
 const asXml = (record: Record<string, unknown>) =>
-  encodeXml(Object.fromEntries(MODEL.xmlMembers.map(({ name }) => [name, record[name]])), MODEL);
+  encodeXml(Object.fromEntries(MODEL.xmlMembers.map(({ name }) => [name, record[name]])), MODEL);${
+    options.update
+      ? `
+/** Every member null: what a replacement leaves of each member its body does not give. */
+const NONE = Object.fromEntries(MODEL.members.map(({ name }) => [name, null]));`
+      : ''
+  }
 ${declarations.map((declaration) => `\n${declaration}\n`).join('')}
 describeOnEachDatabase(
   '${m.pascal}',
