@@ -8,7 +8,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnection } from 'mysql2/promise';
 import { Connection } from 'rabbitmq-client';
 import { createScratchDatabase } from '../scripts/scratch-database';
-import { generateRequirements, generateTransactions, type DatasetSize } from './dataset';
+import {
+  generateRequirements,
+  generateTransactions,
+  transactionAt,
+  type DatasetSize,
+} from './dataset';
 import { BENCH_EVENTS, benchDataTransfer, TRANSFER_SIZE, transferTable } from './data-transfer';
 import { benchEventFeed, feedTable } from './event-feed';
 import { type FeedReadings } from './feed-readers';
@@ -756,9 +761,9 @@ const recomputeLine = (r: RecomputeWait) =>
 
 /**
  * What a batched recomputation of every transaction costs a request: the reacting test module's
- * service, the first transaction imported again (its DataImported starts the recomputation from it,
- * to the last), and GetTransaction of random transactions one at a time until the run ends, each
- * timed.
+ * service, the first and the last transaction imported again (their DataImported starts the
+ * recomputation of the ids between them: every transaction), and GetTransaction of random
+ * transactions one at a time until the run ends, each timed.
  */
 async function benchRecompute(databaseUrl: string, database: string, count: number): Promise<void> {
   const directory = await mkdtemp(join(tmpdir(), 'property-sales-recompute-'));
@@ -767,7 +772,7 @@ async function benchRecompute(databaseUrl: string, database: string, count: numb
     const transactions = join(directory, 'transactions.json');
     await writeFile(
       transactions,
-      JSON.stringify(generateTransactions({ ...SIZE, transactions: 1 })),
+      JSON.stringify([transactionAt(SIZE, 0), transactionAt(SIZE, count - 1)]),
     );
     await run(IMPORT, ['--transactions', transactions], { DATABASE_URL: databaseUrl });
     const running = async () =>

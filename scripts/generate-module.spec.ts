@@ -7,6 +7,7 @@ import {
   declarationsOf,
   GeneratorError,
   moduleNames,
+  namesOf,
   parseCommand,
   refuseClashes,
   registerEntities,
@@ -118,7 +119,7 @@ export class AppModule {
   it('reads its options, each defaulted, and --reacts-to as often as given', () => {
     expect(parseCommand(['Commission'])).toEqual({
       name: 'Commission',
-      options: { list: false, update: undefined, key: 'int' },
+      options: { list: false, update: undefined, key: 'int', keyCase: 'upper' },
       reactsTo: [],
     });
     expect(
@@ -126,8 +127,10 @@ export class AppModule {
         '--list',
         'Commission',
         '--update',
-        'put',
+        'upsert',
         '--key=text',
+        '--key-case',
+        'lower',
         '--reacts-to',
         'transaction.agents-changed',
         '--reacts-to',
@@ -135,7 +138,7 @@ export class AppModule {
       ]),
     ).toEqual({
       name: 'Commission',
-      options: { list: true, update: 'put', key: 'text' },
+      options: { list: true, update: 'upsert', key: 'text', keyCase: 'lower' },
       reactsTo: ['transaction.agents-changed', 'data.imported'],
     });
   });
@@ -143,8 +146,10 @@ export class AppModule {
   it.each([
     [[], /Usage/],
     [['A1', 'B1'], /Usage/],
-    [['Commission', '--update', 'patch'], /--update takes put or post, not "patch"/],
+    [['Commission', '--update', 'patch'], /--update takes put, post or upsert, not "patch"/],
     [['Commission', '--key', 'uuid'], /--key takes int or text, not "uuid"/],
+    [['Commission', '--key', 'text', '--key-case', 'mixed'], /--key-case takes upper or lower/],
+    [['Commission', '--key-case', 'lower'], /give it with --key text/],
     [['Commission', '--paged'], /Unknown option '--paged'[\s\S]*Usage/],
     [['Commission', '--reacts-to', 'a.b', '--reacts-to', 'a.b'], /--reacts-to a.b is given twice/],
   ])('refuses the arguments %j, saying why', (args, message) => {
@@ -196,10 +201,9 @@ export class AppModule {
   /** The generated files of a module, by path. */
   const filesOf = (options: Partial<ModuleOptions>) =>
     new Map(
-      moduleFiles(moduleNames('SalesTarget'), { ...DEFAULT_OPTIONS, ...options }).map((file) => [
-        file.path,
-        file.text,
-      ]),
+      moduleFiles(namesOf({ name: 'SalesTarget' }), { ...DEFAULT_OPTIONS, ...options }).map(
+        (file) => [file.path, file.text],
+      ),
     );
 
   it('writes the files each option needs, and no other', () => {
@@ -231,6 +235,85 @@ export class AppModule {
         'src/sales-target/sales-target.reactions.ts',
       ].sort(),
     );
+  });
+
+  it('names the record, its table, routes, scopes and events after --resource, and the module after its name', () => {
+    expect(parseCommand(['Commission', '--resource', 'CommissionSplit']).resource).toBe(
+      'CommissionSplit',
+    );
+    expect(() => namesOf({ name: 'Commission', resource: 'commission_split' })).toThrow(
+      /"commission_split" is not a module name in PascalCase/,
+    );
+    const files = new Map(
+      moduleFiles(namesOf({ name: 'Commission', resource: 'CommissionSplit' }), {
+        ...DEFAULT_OPTIONS,
+        list: true,
+        update: 'put',
+        reactsTo: [
+          {
+            folder: 'transaction',
+            constant: 'AGENTS_CHANGED',
+            payload: 'AgentsChangedDto',
+            routingKey: 'transaction.agents-changed',
+          },
+        ],
+      }).map((file) => [file.path, file.text]),
+    );
+    expect([...files.keys()].sort()).toEqual([
+      'src/commission/commission-split.controller.ts',
+      'src/commission/commission-split.errors.ts',
+      'src/commission/commission-split.service.ts',
+      'src/commission/commission.events.ts',
+      'src/commission/commission.module.ts',
+      'src/commission/commission.reactions.ts',
+      'src/commission/dto/commission-split.dto.ts',
+      'src/commission/dto/list-commission-splits.query.ts',
+      'src/commission/entities/commission-split.entity.ts',
+      'src/commission/entities/index.ts',
+      'src/commission/index.ts',
+      'test/commission.e2e-spec.ts',
+    ]);
+    const file = (path: string) => files.get(`src/commission/${path}`)!;
+    expect(file('dto/commission-split.dto.ts')).toContain(
+      "@WireRecord({ name: 'CommissionSplit' })\nexport class CommissionSplitDto extends CommissionSplitChangesDto {\n  @IntField({ required: true, min: 1 }) commission_split_id?: number | null;",
+    );
+    expect(file('entities/commission-split.entity.ts')).toContain(
+      "@Entity('commission_split')\n@WireColumns(CommissionSplitDto)\nexport class CommissionSplitEntity {",
+    );
+    expect(file('entities/index.ts')).toContain(
+      'export const COMMISSION_ENTITIES = [CommissionSplitEntity];',
+    );
+    const controller = file('commission-split.controller.ts');
+    expect(controller).toContain("@Controller('CommissionSplit')");
+    for (const operation of [
+      "operationId: 'GetCommissionSplit'",
+      "operationId: 'ListCommissionSplits'",
+      "operationId: 'CreateCommissionSplit'",
+      "@Put('UpdateCommissionSplit/:commission_split_id')",
+      "declareScope('commission-splits:read'",
+      "declareScope('commission-splits:write'",
+    ])
+      expect(controller).toContain(operation);
+    const events = file('commission.events.ts');
+    expect(events).toContain("routingKey: 'commission-split.created'");
+    expect(events).toContain("routingKey: 'commission-split.updated'");
+    expect(events).toContain("routingKey: 'commission.reacted'");
+    expect(file('commission.module.ts')).toContain(
+      '@Publishes(COMMISSION_SPLIT_CREATED, COMMISSION_SPLIT_UPDATED, COMMISSION_REACTED, COMMISSION_BACKFILLED)',
+    );
+    expect(file('commission.module.ts')).toContain(
+      'controllers: [CommissionSplitController],\n  providers: [CommissionSplitService, CommissionReactions],\n})\nexport class CommissionModule {}',
+    );
+    expect(file('index.ts')).toContain(
+      "export { CommissionSplitDto, CommissionSplitChangesDto } from './dto/commission-split.dto';",
+    );
+    expect(file('commission-split.errors.ts')).toContain(
+      "readonly code = 'commission_split_not_found';",
+    );
+    const suite = files.get('test/commission.e2e-spec.ts')!;
+    expect(suite).toContain("context.http.post('/api/CommissionSplit/CreateCommissionSplit')");
+    expect(suite).toContain("'commission-splits:read', 'commission-splits:write'");
+    expect(suite).toContain('.andWaitForEventOfType(COMMISSION_REACTED)');
   });
 
   it('reads the tables, wire schemas, event types and routing keys a source declares', () => {
@@ -273,7 +356,7 @@ export class AppModule {
   ])(
     'refuses a module declaring what a module or fixture declares already, naming both: %s',
     (declared, message) => {
-      const files = moduleFiles(moduleNames('SalesTarget'), DEFAULT_OPTIONS);
+      const files = moduleFiles(namesOf({ name: 'SalesTarget' }), DEFAULT_OPTIONS);
       const fixture = 'test/support/targets/targets.ts';
       expect(() =>
         refuseClashes(files, [
@@ -303,7 +386,9 @@ export class AppModule {
           },
         ],
       }),
-    ).toBe('SALES_TARGET_CREATED, SALES_TARGET_UPDATED, SALES_TARGET_REACTED');
+    ).toBe(
+      'SALES_TARGET_CREATED, SALES_TARGET_UPDATED, SALES_TARGET_REACTED, SALES_TARGET_BACKFILLED',
+    );
   });
 
   it('routes the update as asked: PUT with the key in the path, or POST with the key in the body', () => {
@@ -317,6 +402,83 @@ export class AppModule {
     );
     expect(controller({ key: 'text' })).toContain("@Get('GetSalesTarget/:sales_target_code')");
     expect(controller({})).not.toContain('UpdateSalesTarget');
+    // A key the update stores is held to the record's rules for it.
+    expect(controller({ update: 'put', key: 'text' })).toContain(
+      "@Param('sales_target_code', new WireParamPipe(SalesTargetDto)) key: string",
+    );
+  });
+
+  it('keys a record by codes of the case asked, both databases comparing them alike', () => {
+    const dto = (keyCase: 'upper' | 'lower') =>
+      filesOf({ key: 'text', keyCase }).get('src/sales-target/dto/sales-target.dto.ts')!;
+    expect(dto('upper')).toContain(
+      'export const SALES_TARGET_CODE = /^[A-Z0-9]+(?:-[A-Z0-9]+)*$/;',
+    );
+    expect(dto('lower')).toContain(
+      'export const SALES_TARGET_CODE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;',
+    );
+    const suite = filesOf({ key: 'text', keyCase: 'lower', list: true }).get(
+      'test/sales-target.e2e-spec.ts',
+    )!;
+    expect(suite).toContain("const RECORD = { sales_target_code: 'ex-7',");
+    expect(suite).toContain('sales_target_code: `ex-${n}`');
+    expect(suite).toContain("it('answers 404 for a code in upper case");
+    expect(suite).toContain("context.http.get('/api/SalesTarget/GetSalesTarget/EX-7')");
+  });
+
+  it('creates or replaces with --update upsert: a PUT answering 201 with Location when it created, 204 when it replaced', () => {
+    const files = filesOf({ update: 'upsert' });
+    const controller = files.get('src/sales-target/sales-target.controller.ts')!;
+    expect(controller).toContain("@Put('UpdateSalesTarget/:sales_target_id')\n  @ApiOperation({");
+    expect(controller).toContain(
+      "@WireCreated({ description: 'Created; Location is its GetSalesTarget address.', replaced: 'Replaced.' })",
+    );
+    expect(controller).toContain(
+      'if (await this.salesTargets.upsert(key, changes))\n      response.status(201).location(`../GetSalesTarget/${key}`);',
+    );
+    expect(controller).not.toContain('SalesTargetNotFoundError,\n    413');
+    const service = files.get('src/sales-target/sales-target.service.ts')!;
+    expect(service).toContain(
+      'upsert(key: number, changes: SalesTargetChangesDto): Promise<boolean> {',
+    );
+    expect(service).toContain('type: stored ? SALES_TARGET_UPDATED : SALES_TARGET_CREATED,');
+    expect(files.get('src/sales-target/dto/sales-target.dto.ts')).toContain(
+      'export class SalesTargetChangesDto {',
+    );
+    const suite = files.get('test/sales-target.e2e-spec.ts')!;
+    expect(suite).toContain("it('creates one at a new key, answering 201 with Location");
+    expect(suite).toContain("context.http.put('/api/SalesTarget/UpdateSalesTarget/0')");
+    expect(suite).not.toContain('answers 404 to an update of a missing');
+  });
+
+  it('back-fills the transactions there were before a module that reacts to their changes, and no other rows', () => {
+    const reacting = (folder: string, constant: string) =>
+      filesOf({
+        reactsTo: [{ folder, constant, payload: 'XDto', routingKey: `${folder}.x` }],
+      });
+    for (const folder of ['transaction', 'data-import']) {
+      const files = reacting(folder, 'X_HAPPENED');
+      const reactions = files.get('src/sales-target/sales-target.reactions.ts')!;
+      expect(reactions).toContain(
+        'constructor(private readonly transactions: TransactionQueries) {}',
+      );
+      expect(reactions).toContain(
+        '@BatchedReaction({ backfill: true })\n  async backfill({ after, until, limit, publish }: ReactionBatch)',
+      );
+      expect(reactions).toContain('await this.transactions.idsAfter(after, limit, until);');
+      expect(files.get('src/sales-target/sales-target.module.ts')).toContain(
+        'imports: [TypeOrmModule.forFeature(SALES_TARGET_ENTITIES), TransactionModule],',
+      );
+      expect(files.get('src/sales-target/sales-target.events.ts')).toContain(
+        "routingKey: 'sales-target.backfilled',",
+      );
+      expect(files.get('test/sales-target.e2e-spec.ts')).toContain(
+        ".stimulate(() => context.running.app.get(BatchedReactions).start(SalesTargetReactions, 'backfill'))",
+      );
+    }
+    const other = reacting('branch-office', 'BRANCH_OFFICE_UPDATED');
+    expect(other.get('src/sales-target/sales-target.reactions.ts')).not.toContain('backfill');
+    expect(other.get('src/sales-target/sales-target.module.ts')).not.toContain('TransactionModule');
   });
 
   it("stimulates the service's events through their modules, and any other as its module would publish it", () => {

@@ -7,10 +7,12 @@ import { parseArgs } from 'node:util';
 import { format, resolveConfig } from 'prettier';
 import { type DoorEvent, doorEvents, featureFolders, loadDoors } from './doors';
 import {
+  backfills,
   type GeneratedFile,
   moduleFiles,
   type ModuleNames,
   type ModuleOptions,
+  type Names,
   type ReactedEvent,
 } from './module-template/module-files';
 import {
@@ -29,10 +31,17 @@ const MODULE_MAP = join('docs', 'modules.md');
 
 const USAGE = `Usage: npm run generate:module -- <Name> [options]
   <Name>                  the module's name in PascalCase, e.g. Commission
+  --resource <Name>       the record it serves, when not the module's name (CommissionSplit): its
+                          DTO, entity and table, routes, scopes, errors and events take this name
   --list                  a list route, List<Names>: keyset pages in key order
-  --update put|post       an update route answering 204: PUT Update<Name>/{key}, or POST Update<Name>
-                          with the key in the body
+  --update put|post|upsert
+                          an update route: PUT Update<Name>/{key} or POST Update<Name> with the key
+                          in the body, replacing the record (204; 404 when there is none); or upsert,
+                          PUT Update<Name>/{key} creating it when there is none (201 with Location)
+                          and replacing it when there is (204)
   --key int|text          its key: an int id (<name>_id, the default) or a text code (<name>_code)
+  --key-case upper|lower  a text code's letters: capitals (the default, NORTH-2) or lower case
+                          (north-2); one case, which both databases compare and order alike
   --reacts-to <event>     a handler of another module's event after it commits, with its event-driven
                           test: the event's routing key (transaction.agents-changed) or CloudEvents
                           type; give it again for another event`;
@@ -97,6 +106,8 @@ export function moduleNames(name: string): ModuleNames {
 /** The command line: the name, and the options besides, with `--reacts-to` as given. */
 export interface Command {
   readonly name: string;
+  /** The resource's name, when `--resource` gives one. */
+  readonly resource?: string;
   readonly options: Omit<ModuleOptions, 'reactsTo'>;
   /** Routing keys or CloudEvents types, resolved against the doors once they are loaded. */
   readonly reactsTo: readonly string[];
@@ -110,9 +121,11 @@ export function parseCommand(args: readonly string[]): Command {
       args: [...args],
       allowPositionals: true,
       options: {
+        resource: { type: 'string' },
         list: { type: 'boolean', default: false },
         update: { type: 'string' },
         key: { type: 'string', default: 'int' },
+        'key-case': { type: 'string' },
         'reacts-to': { type: 'string', multiple: true, default: [] },
       },
     });
@@ -122,14 +135,30 @@ export function parseCommand(args: readonly string[]): Command {
   const { positionals, values } = parsed;
   if (positionals.length !== 1) throw new GeneratorError(USAGE);
   const { update, key, list } = values;
-  if (update !== undefined && update !== 'put' && update !== 'post')
-    throw new GeneratorError(`--update takes put or post, not "${update}".\n${USAGE}`);
+  if (update !== undefined && update !== 'put' && update !== 'post' && update !== 'upsert')
+    throw new GeneratorError(`--update takes put, post or upsert, not "${update}".\n${USAGE}`);
   if (key !== 'int' && key !== 'text')
     throw new GeneratorError(`--key takes int or text, not "${key}".\n${USAGE}`);
+  const keyCase = values['key-case'] ?? 'upper';
+  if (keyCase !== 'upper' && keyCase !== 'lower')
+    throw new GeneratorError(`--key-case takes upper or lower, not "${keyCase}".\n${USAGE}`);
+  if (values['key-case'] !== undefined && key !== 'text')
+    throw new GeneratorError('--key-case is the case of a text key: give it with --key text.');
   const reactsTo = values['reacts-to'];
   const repeated = reactsTo.find((event, index) => reactsTo.indexOf(event) !== index);
   if (repeated) throw new GeneratorError(`--reacts-to ${repeated} is given twice.`);
-  return { name: positionals[0], options: { list, update, key }, reactsTo };
+  return {
+    name: positionals[0],
+    resource: values.resource,
+    options: { list, update, key, keyCase },
+    reactsTo,
+  };
+}
+
+/** The module's names, and the resource's (the module's, unless the command names another). */
+export function namesOf({ name, resource }: Pick<Command, 'name' | 'resource'>): Names {
+  const own = moduleNames(name);
+  return { module: own, resource: resource === undefined ? own : moduleNames(resource) };
 }
 
 /**
@@ -333,22 +362,26 @@ function run(
  * Refuses a name whose module, table, scopes, routes or migration exist already in `sources` (the
  * modules and the test fixtures).
  */
-function refuseTaken(root: string, names: ModuleNames, sources: readonly Source[]): void {
-  const folder = join('src', names.kebab);
-  const suite = join('test', `${names.kebab}.e2e-spec.ts`);
+function refuseTaken(
+  root: string,
+  { module: own, resource }: Names,
+  sources: readonly Source[],
+): void {
+  const folder = join('src', own.kebab);
+  const suite = join('test', `${own.kebab}.e2e-spec.ts`);
   for (const path of [folder, suite])
     if (existsSync(join(root, path)))
       throw new GeneratorError(`${path} exists already: the generator writes new modules only.`);
   const taken = [
-    [`class ${names.pascal}Module `, `a ${names.pascal}Module`],
-    [`declareScope('${names.pluralKebab}:`, `the scopes ${names.pluralKebab}:*`],
-    [`operationId: 'Get${names.pascal}'`, `an operation Get${names.pascal}`],
-    [`operationId: 'Create${names.pascal}'`, `an operation Create${names.pascal}`],
-    [`operationId: 'Update${names.pascal}'`, `an operation Update${names.pascal}`],
-    [`operationId: 'List${names.pluralPascal}'`, `an operation List${names.pluralPascal}`],
-    [`routingKey: '${names.kebab}.`, `events ${names.kebab}.*`],
-    [`@Controller('${names.pascal}')`, `a route prefix ${names.pascal}`],
-    [`-Add${names.pascal}'`, `a migration Add${names.pascal}`],
+    [`class ${own.pascal}Module `, `a ${own.pascal}Module`],
+    [`declareScope('${resource.pluralKebab}:`, `the scopes ${resource.pluralKebab}:*`],
+    [`operationId: 'Get${resource.pascal}'`, `an operation Get${resource.pascal}`],
+    [`operationId: 'Create${resource.pascal}'`, `an operation Create${resource.pascal}`],
+    [`operationId: 'Update${resource.pascal}'`, `an operation Update${resource.pascal}`],
+    [`operationId: 'List${resource.pluralPascal}'`, `an operation List${resource.pluralPascal}`],
+    [`routingKey: '${resource.kebab}.`, `events ${resource.kebab}.*`],
+    [`@Controller('${resource.pascal}')`, `a route prefix ${resource.pascal}`],
+    [`-Add${own.pascal}'`, `a migration Add${own.pascal}`],
   ] as const;
   for (const [text, what] of taken) {
     const holder = sources.find(([, source]) => source.includes(text));
@@ -514,7 +547,8 @@ export function runCommand(main: () => Promise<void>): void {
 async function main(): Promise<void> {
   const root = resolve(__dirname, '..', '..');
   const command = parseCommand(process.argv.slice(2));
-  const names = moduleNames(command.name);
+  const names = namesOf(command);
+  const { module: own, resource } = names;
   const sources = await readSources(root);
   refuseTaken(root, names, sources);
   // The doors as compiled by the build `npm run generate:module` starts with.
@@ -533,15 +567,15 @@ async function main(): Promise<void> {
       await changes.create(file);
       process.stdout.write(`Wrote ${file.path}\n`);
     }
-    await changes.edit(join('src', 'app.module.ts'), (source) => registerModule(source, names));
-    await changes.edit(join('src', 'app.entities.ts'), (source) => registerEntities(source, names));
+    await changes.edit(join('src', 'app.module.ts'), (source) => registerModule(source, own));
+    await changes.edit(join('src', 'app.entities.ts'), (source) => registerEntities(source, own));
     process.stdout.write('Registered it in src/app.module.ts and src/app.entities.ts\n');
 
     run(root, 'nest build', process.execPath, [
       require.resolve('@nestjs/cli/bin/nest.js'),
       'build',
     ]);
-    await generateMigrations(root, changes, `Add${names.pascal}`, database);
+    await generateMigrations(root, changes, `Add${own.pascal}`, database);
     // Builds again, with the migrations: the documents are written by the application as it starts.
     for (const document of ['openapi.json', 'asyncapi.json', MODULE_MAP])
       await changes.keep(document);
@@ -558,19 +592,30 @@ async function main(): Promise<void> {
     await database.drop();
   }
 
-  const reads = [`Get${names.pascal}`, ...(options.list ? [`List${names.pluralPascal}`] : [])];
-  const writes = [`Create${names.pascal}`, ...(options.update ? [`Update${names.pascal}`] : [])];
+  const reads = [
+    `Get${resource.pascal}`,
+    ...(options.list ? [`List${resource.pluralPascal}`] : []),
+  ];
+  const writes = [
+    `Create${resource.pascal}`,
+    ...(options.update ? [`Update${resource.pascal}`] : []),
+  ];
   process.stdout.write(
-    `\nThe ${names.pascal} module is written and registered. Next:\n` +
-      `- read both Add${names.pascal} migrations: they are the table as the entity declares it;\n` +
-      `- add ${names.pluralKebab}:read (${reads.join(', ')}) and ${names.pluralKebab}:write ` +
+    `\nThe ${own.pascal} module is written and registered. Next:\n` +
+      `- read both Add${own.pascal} migrations: they are the table as the entity declares it;\n` +
+      `- add ${resource.pluralKebab}:read (${reads.join(', ')}) and ${resource.pluralKebab}:write ` +
       `(${writes.join(', ')}) to the operations table of docs/security.md, Authorization, and tell the ` +
       'operators which API keys (AUTH_API_KEYS) or identity-provider scopes should carry them;\n' +
       (options.reactsTo.length > 0
-        ? `- write each reaction in src/${names.kebab}/${names.kebab}.reactions.ts, and what it publishes ` +
-          `in place of ${names.pascal}Reacted (docs/adding-a-module.md, section 6);\n`
+        ? `- write each reaction in src/${own.kebab}/${own.kebab}.reactions.ts, and what it publishes ` +
+          `in place of ${own.pascal}Reacted (docs/adding-a-module.md, section 6);\n`
         : '') +
-      `- run its suite: npm run test:e2e -- test/${names.kebab}.e2e-spec.ts\n`,
+      (backfills(options)
+        ? `- write its back-fill there (${own.pascal}Reactions.backfill): what the handlers do, for the ` +
+          'transactions there were before the module; it runs once at its first start on a database ' +
+          '(docs/adding-a-module.md, section 7);\n'
+        : '') +
+      `- run its suite: npm run test:e2e -- test/${own.kebab}.e2e-spec.ts\n`,
   );
 }
 

@@ -180,7 +180,9 @@ function handlersOf(providers: readonly object[]): MappedHandler[] {
       if (reaction)
         handlers.push({
           name,
-          how: `batched reaction, up to ${reaction.batchSize ?? 500} keys a batch`,
+          how:
+            `batched reaction, up to ${reaction.batchSize ?? 500} keys a batch` +
+            (reaction.backfill ? ', over every key once at its first start' : ''),
         });
     }
   }

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { BatchedReactions } from '../src/event-relay/batched-reactions';
 import { DataImportModule } from '../src/data-import';
-import { AGENTS_CHANGED, TransactionModule } from '../src/transaction';
+import { AGENTS_CHANGED, TransactionModule, TransactionQueries } from '../src/transaction';
 import {
   BARRED_BROKER,
   EventHandlersModule,
@@ -11,6 +11,7 @@ import {
   NOTIFICATION_SENT,
   SlowRecount,
   slowRecount,
+  TallyModule,
 } from './support/event-handlers.module';
 import { Scenario } from './support/scenario';
 import { expectAgentChainAsRead } from './support/event-collector';
@@ -384,6 +385,40 @@ for (const kind of testDatabaseKinds()) {
       expect(metrics).toMatch(
         /event_reaction_failures_total\{reaction="SlowRecount.recount"\} [1-9]/,
       );
+    });
+
+    it('back-fills a reaction once a database: every transaction there at its first start, not again at the next', async () => {
+      const app = await start();
+      const ids = Array.from({ length: 600 }, (_, index) => 3001 + index);
+      await app.seed({
+        requirements: CATALOGUE,
+        transactions: ids.map((id) => transactionRecord(id)),
+      });
+      const deploy = async () => {
+        await running?.close();
+        running = await RunningApp.start(database.url, HANDLERS, [TallyModule], {
+          reactor: false,
+        });
+        await relayIdle(running, 30_000);
+      };
+      const tally = () =>
+        running!.app
+          .get(DataSource)
+          .query<{ first_id: number; last_id: number; keys_done: number }[]>(
+            'SELECT first_id, last_id, keys_done FROM tally_log ORDER BY first_id',
+          );
+      await deploy();
+      const batches = await tally();
+      const every = await running!.app.get(TransactionQueries).idsAfter(0, 1_000_000);
+      expect(every).toEqual(expect.arrayContaining(ids));
+      // Every transaction once, in order, in batches of at most 250.
+      expect(batches.reduce((keys, batch) => keys + Number(batch.keys_done), 0)).toBe(every.length);
+      expect(Number(batches[0].first_id)).toBe(every[0]);
+      expect(Number(batches.at(-1)!.last_id)).toBe(every.at(-1));
+      for (const batch of batches) expect(Number(batch.keys_done)).toBeLessThanOrEqual(250);
+      // The next start finds it back-filled.
+      await deploy();
+      expect(await tally()).toEqual(batches);
     });
 
     it('purges events every consumer has, once their retention has passed', async () => {

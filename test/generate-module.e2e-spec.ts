@@ -45,8 +45,10 @@ const expectSuccess = (outcome: Outcome, what: string) =>
  * The generator as a new team member runs it, in a scratch copy of the repository (its files as they
  * stand, node_modules linked): a module with each option, then what `npm test` runs on them. Three
  * modules cover every option between them: SalesTarget (int key, list, PUT, reacting to the
- * transaction and import events, each stimulated through its module), BranchOffice (text key, list,
- * POST, reacting to SalesTarget's event, published as its module would) and Survey (none).
+ * transaction and import events, each stimulated through its module, and back-filling the
+ * transactions), BranchOffice (serving the resource BranchDesk: a text key in lower case, list, POST,
+ * reacting to SalesTarget's event, published as its module would) and Survey (a create-or-replace
+ * PUT).
  */
 describe('npm run generate:module, end to end', () => {
   const directories = new TemporaryDirectories('generate-module');
@@ -117,23 +119,29 @@ describe('npm run generate:module, end to end', () => {
         'sales-target.created',
         'sales-target.updated',
         'sales-target.reacted',
+        'sales-target.backfilled',
       ])
         expect(asyncapi).toContain(`"${channel}": {`);
       const map = await readFile(join(copy, 'docs', 'modules.md'), 'utf8');
       expect(map).toContain('## sales-target');
       expect(map).toContain('`SalesTargetReactions.agentsChanged` on `AGENTS_CHANGED`');
+      expect(map).toContain('`SalesTargetReactions.backfill`');
     },
     GENERATE_MS,
   );
 
   it(
-    'writes BranchOffice with --key text --list --update post, reacting to the first module’s event',
+    'writes BranchOffice serving BranchDesk with --key text --key-case lower --list --update post, reacting to the first module’s event',
     async () => {
       expectSuccess(
         await generate([
           'BranchOffice',
+          '--resource',
+          'BranchDesk',
           '--key',
           'text',
+          '--key-case',
+          'lower',
           '--list',
           '--update',
           'post',
@@ -143,12 +151,11 @@ describe('npm run generate:module, end to end', () => {
         'generate BranchOffice',
       );
       const dto = await readFile(
-        join(copy, 'src', 'branch-office', 'dto', 'branch-office.dto.ts'),
+        join(copy, 'src', 'branch-office', 'dto', 'branch-desk.dto.ts'),
         'utf8',
       );
-      expect(dto).toMatch(
-        /pattern: BRANCH_OFFICE_CODE \}\) branch_office_code\?:\s+string \| null;/,
-      );
+      expect(dto).toContain('export const BRANCH_DESK_CODE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;');
+      expect(dto).toMatch(/pattern: BRANCH_DESK_CODE \}\) branch_desk_code\?:\s+string \| null;/);
       const reactions = await readFile(
         join(copy, 'src', 'branch-office', 'branch-office.reactions.ts'),
         'utf8',
@@ -157,17 +164,27 @@ describe('npm run generate:module, end to end', () => {
         "import { SALES_TARGET_UPDATED, type SalesTargetDto } from '../sales-target';",
       );
       const openapi = await readFile(join(copy, 'openapi.json'), 'utf8');
-      expect(openapi).toContain('"/api/BranchOffice/UpdateBranchOffice": {\n      "post"');
+      expect(openapi).toContain('"/api/BranchDesk/UpdateBranchDesk": {\n      "post"');
+      // The module keeps its own name: its folder, class and door.
+      expect(await readFile(join(copy, 'src', 'branch-office', 'index.ts'), 'utf8')).toContain(
+        "export { BranchOfficeModule } from './branch-office.module';",
+      );
     },
     GENERATE_MS,
   );
 
   it(
-    'writes Survey with no option',
+    'writes Survey with --update upsert',
     async () => {
-      expectSuccess(await generate(['Survey']), 'generate Survey');
+      expectSuccess(await generate(['Survey', '--update', 'upsert']), 'generate Survey');
       const module = await readFile(join(copy, 'src', 'survey', 'survey.module.ts'), 'utf8');
-      expect(module).toContain('@Publishes(SURVEY_CREATED)');
+      expect(module).toContain('@Publishes(SURVEY_CREATED, SURVEY_UPDATED)');
+      const openapi = JSON.parse(await readFile(join(copy, 'openapi.json'), 'utf8')) as {
+        paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+      };
+      expect(
+        Object.keys(openapi.paths['/api/Survey/UpdateSurvey/{survey_id}'].put.responses),
+      ).toEqual(expect.arrayContaining(['201', '204', '400']));
     },
     GENERATE_MS,
   );
@@ -256,7 +273,7 @@ describe('npm run generate:module, end to end', () => {
     const option = await run(copy, process.execPath, [generator, 'Payout', '--update', 'patch']);
     expect(option).toEqual({
       code: 1,
-      output: expect.stringContaining('--update takes put or post') as unknown,
+      output: expect.stringContaining('--update takes put, post or upsert') as unknown,
     });
     expect(existsSync(join(copy, 'src', 'payout'))).toBe(false);
     expect(await readFile(join(copy, 'src', 'app.module.ts'), 'utf8')).toBe(before);

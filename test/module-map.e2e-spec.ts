@@ -11,7 +11,11 @@ import {
   TEST_LEDGER_RECOMPUTED,
 } from './support/test-ledger/test-ledger.events';
 import { TestLedgerModule } from './support/test-ledger/test-ledger.module';
-import { EventHandlersModule, NOTIFICATION_SENT } from './support/event-handlers.module';
+import {
+  EventHandlersModule,
+  NOTIFICATION_SENT,
+  TallyModule,
+} from './support/event-handlers.module';
 import { REPO_ROOT } from './support/processes';
 
 const SOURCES = join(REPO_ROOT, 'src');
@@ -75,7 +79,7 @@ describe('the module map (npm run modules)', () => {
   });
 
   it("shows a mounted module's handlers and batched reactions, each with how it runs, and what it publishes", async () => {
-    const app = await startApp([TestLedgerModule, EventHandlersModule]);
+    const app = await startApp([TestLedgerModule, EventHandlersModule, TallyModule]);
     try {
       const map = moduleMap(app, REPO_ROOT, SOURCES);
       const ledger = map.modules.find(({ name }) => name === 'TestLedgerModule')!;
@@ -104,6 +108,12 @@ describe('the module map (npm run modules)', () => {
         name: 'SlowRecount.recount',
         how: 'batched reaction, up to 400 keys a batch',
       });
+      expect(map.modules.find(({ name }) => name === 'TallyModule')!.handlers).toEqual([
+        {
+          name: 'TransactionTally.backfill',
+          how: 'batched reaction, up to 250 keys a batch, over every key once at its first start',
+        },
+      ]);
       const diagram = mermaidOf(map);
       expect(diagram).toContain(
         'e_transaction_agents_changed -.->|"TestLedger.agentsChanged<br/>after commit, in batches"| m_TestLedgerModule',

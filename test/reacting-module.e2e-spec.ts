@@ -1,4 +1,6 @@
 import { DataSource } from 'typeorm';
+import { UnitOfWork } from '../src/database/unit-of-work';
+import { BatchedReactions } from '../src/event-relay/batched-reactions';
 import { TestLedger, splitsOf } from './support/test-ledger/test-ledger';
 import {
   TEST_LEDGER_SPLITS_CHANGED,
@@ -142,6 +144,64 @@ describeOnEachDatabase('a module that reacts to events and publishes its own', (
     );
     expect(await storedSplits(11_501)).toHaveLength(7);
     expect(await storedSplits(13_000)).toHaveLength(7);
+  });
+
+  it("recomputes an import's transactions and not those after them, two imports' runs covering both", async () => {
+    const range = (from: number, count: number) =>
+      Array.from({ length: count }, (_, index) => from + index);
+    const records = (ids: readonly number[]) => ids.map((id) => transactionRecord(id));
+    const later = range(50_001, 600);
+    await context.running.seed({ transactions: records(later) });
+    await relayIdle(context.running, 60_000);
+    // What a recomputation of the transactions after the imports would write again.
+    await context.running.app
+      .get(DataSource)
+      .query('DELETE FROM test_ledger_split WHERE transaction_id > ?', [50_000]);
+    const first = range(20_001, 100);
+    const second = range(30_001, 700);
+    const batches = await scenario()
+      .stimulate(async () => {
+        await context.running.seed({ transactions: records(first) });
+        await context.running.seed({ transactions: records(second) });
+      })
+      .andWaitForEventOfType(TEST_LEDGER_RECOMPUTED)
+      .toArriveUntil(
+        (events) => events.some((event) => event.data.transaction_id_to! >= 30_700),
+        60_000,
+      );
+    await relayIdle(context.running, 60_000);
+    expectPartition(
+      batches.map((event) => event.data),
+      [...first, ...second],
+      500,
+    );
+    expect(await storedSplits(20_001)).toHaveLength(7);
+    expect(await storedSplits(30_700)).toHaveLength(7);
+    expect(await storedSplits(50_001)).toEqual([]);
+    expect(await storedSplits(50_600)).toEqual([]);
+  });
+
+  it('widens a run under way to cover a second start: from the lower key to the higher bound', async () => {
+    const reactions = context.running.app.get(BatchedReactions);
+    const batches = await scenario()
+      .stimulate(() =>
+        context.running.app.get(UnitOfWork).write(async () => {
+          await reactions.start(TestLedger, 'recompute', 30_600, 30_700);
+          await reactions.start(TestLedger, 'recompute', 20_050, 20_100);
+        }),
+      )
+      .andWaitForEventOfType(TEST_LEDGER_RECOMPUTED)
+      .toArriveUntil(
+        (events) => events.some((event) => event.data.transaction_id_to! >= 30_700),
+        60_000,
+      );
+    const ids = (from: number, to: number) =>
+      Array.from({ length: to - from + 1 }, (_, index) => from + index);
+    expectPartition(
+      batches.map((event) => event.data),
+      [...ids(20_051, 20_100), ...ids(30_001, 30_700)],
+      500,
+    );
   });
 });
 

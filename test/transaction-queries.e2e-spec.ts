@@ -84,6 +84,14 @@ describeOnEachDatabase(
       });
     });
 
+    it('walks the ids in key order, a batch after a key, up to a last key when given', async () => {
+      expect(await queries.idsAfter(0, 10)).toEqual([1, 2, 3]);
+      expect(await queries.idsAfter(0, 2)).toEqual([1, 2]);
+      expect(await queries.idsAfter(1, 10, 2)).toEqual([2]);
+      expect(await queries.idsAfter(3, 10)).toEqual([]);
+      await expect(queries.idsAfter(0, 0)).rejects.toThrow(RangeError);
+    });
+
     it('reads the chain as UpdateAgents committed it', async () => {
       await context.http
         .post('/api/Transaction/UpdateAgents')

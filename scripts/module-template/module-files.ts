@@ -31,6 +31,17 @@ export interface ModuleNames {
   readonly words: string;
 }
 
+/**
+ * The names a module is written with: its own, and the resource it serves (the module's, unless
+ * `--resource` names another: a module Commission serving CommissionSplit).
+ */
+export interface Names {
+  /** The module: its folder, module class, door, list of tables, reactions and their events, suite. */
+  readonly module: ModuleNames;
+  /** The record it serves: DTO, entity and table, errors, routes, scopes, and its changes' events. */
+  readonly resource: ModuleNames;
+}
+
 /** Another module's event the new module reacts to, as that module's door exports it. */
 export interface ReactedEvent {
   /** The folder of the door: `transaction`, imported as `../transaction`. */
@@ -47,15 +58,44 @@ export interface ReactedEvent {
 export interface ModuleOptions {
   /** The type of its key: an int id (`commission_id`) or a text code (`commission_code`). */
   readonly key: 'int' | 'text';
+  /**
+   * The letters of a text key's codes: capitals (`NORTH-2`) or lower case (`north-2`), one case, so
+   * that both databases compare and order them alike.
+   */
+  readonly keyCase: 'upper' | 'lower';
   /** A list route (`ListCommissions`): keyset pages in key order. */
   readonly list: boolean;
-  /** An update route answering 204: PUT with the key in the path, or POST with the key in the body. */
-  readonly update?: 'put' | 'post';
+  /**
+   * An update route: PUT with the key in the path, or POST with the key in the body, replacing the
+   * record (204; 404 when there is none); or `upsert`, a PUT with the key in the path that creates
+   * the record when there is none (201 with Location) and replaces it when there is (204).
+   */
+  readonly update?: 'put' | 'post' | 'upsert';
   /** The other modules' events it handles after they commit, each with its event-driven test. */
   readonly reactsTo: readonly ReactedEvent[];
 }
 
-export const DEFAULT_OPTIONS: ModuleOptions = { key: 'int', list: false, reactsTo: [] };
+export const DEFAULT_OPTIONS: ModuleOptions = {
+  key: 'int',
+  keyCase: 'upper',
+  list: false,
+  reactsTo: [],
+};
+
+/**
+ * The doors whose events tell of changes to transactions (the transaction module's, the import's): a
+ * module reacting to one back-fills the transactions there were before it, through the transaction
+ * module's door. Another module's rows need a query of that module's to walk them by key.
+ */
+const TRANSACTION_DOORS = new Set(['transaction', 'data-import']);
+
+/** Whether the module back-fills: it reacts to changes of the transactions. */
+export const backfills = (options: Pick<ModuleOptions, 'reactsTo'>) =>
+  options.reactsTo.some((event) => TRANSACTION_DOORS.has(event.folder));
+
+/** Whether the update route names the record by the key in its path, its body a ChangesDto. */
+const keyInPath = (options: ModuleOptions) =>
+  options.update === 'put' || options.update === 'upsert';
 
 /** One file to write: its path from the repository root and its text. */
 export interface GeneratedFile {
@@ -80,20 +120,34 @@ interface Key {
   readonly literal: (n: number) => string;
   /** A key value as it appears in a path. */
   readonly text: (n: number) => string;
+  /** A key value as a TypeScript expression of the int variable `name`. */
+  readonly ofVariable: (name: string) => string;
+  /** A code's pattern, as a regular expression's source. */
+  readonly pattern?: string;
+  /** A code in the case no code has: what MariaDB's collation would match a code with. */
+  readonly otherCase?: (n: number) => string;
 }
 
 function keyOf(names: ModuleNames, options: ModuleOptions): Key {
-  if (options.key === 'text')
+  if (options.key === 'text') {
+    const upper = options.keyCase === 'upper';
+    const letters = upper ? 'A-Z' : 'a-z';
+    const prefix = upper ? 'EX-' : 'ex-';
+    const code = (n: number) => `${prefix}${n}`;
     return {
       name: `${names.snake}_code`,
       type: 'string',
-      // Capitals, digits and inner hyphens: safe in a path, and ordered and compared alike by both
-      // databases (MariaDB's collation ignores case and trailing spaces; SQLite's does not).
+      // Letters of one case, digits and inner hyphens: safe in a path, and ordered and compared alike
+      // by both databases (MariaDB's collation ignores case and trailing spaces; SQLite's does not).
       field: `@TextField({ required: true, maxLength: 64, pattern: ${names.constant}_CODE })`,
       column: `@PrimaryColumn({ type: 'varchar', length: 64 })`,
-      literal: (n) => `'EX-${n}'`,
-      text: (n) => `EX-${n}`,
+      literal: (n) => `'${code(n)}'`,
+      text: code,
+      ofVariable: (variable) => `\`${prefix}\${${variable}}\``,
+      pattern: `^[${letters}0-9]+(?:-[${letters}0-9]+)*$`,
+      otherCase: (n) => (upper ? code(n).toLowerCase() : code(n).toUpperCase()),
     };
+  }
   return {
     name: `${names.snake}_id`,
     type: 'number',
@@ -101,6 +155,7 @@ function keyOf(names: ModuleNames, options: ModuleOptions): Key {
     column: `@PrimaryColumn({ type: 'int' })`,
     literal: (n) => String(n),
     text: (n) => String(n),
+    ofVariable: (variable) => variable,
   };
 }
 
@@ -134,16 +189,15 @@ function dto(names: ModuleNames, options: ModuleOptions): string {
     'TextField',
     'WireRecord',
   ];
-  const codePattern =
-    options.key === 'text'
-      ? `\n/** What a ${names.words} code may hold. */\nexport const ${names.constant}_CODE = /^[A-Z0-9]+(?:-[A-Z0-9]+)*$/;\n`
-      : '';
+  const codePattern = key.pattern
+    ? `\n/** What a ${names.words} code may hold. */\nexport const ${names.constant}_CODE = /${key.pattern}/;\n`
+    : '';
   const members = `@TextField({ required: true, maxLength: 200 }) name?: string | null;
   @DecimalField({ exactMin: 0, precision: 15, scale: 2 }) amount?: number | null;`;
-  if (options.update === 'put')
+  if (keyInPath(options))
     return `import { ${wire.join(', ')} } from '../../wire';
 ${codePattern}
-/** What Update${names.pascal} replaces: every member of a ${names.words} but its key, which the path names. */
+/** What Update${names.pascal} stores: every member of a ${names.words} but its key, which the path names. */
 @WireRecord({ name: '${names.pascal}', schemaName: '${names.pascal}Changes' })
 export class ${names.pascal}ChangesDto {
   ${members}
@@ -219,12 +273,39 @@ export class List${names.pluralPascal}Query {
 `;
 }
 
-function events(names: ModuleNames, options: ModuleOptions): string {
+function events({ module: m, resource: names }: Names, options: ModuleOptions): string {
   const key = keyOf(names, options);
   const example = exampleLiteral(names, key);
   const subject = `'${key.text(EXAMPLE.key)}'`;
   const wire =
-    options.reactsTo.length > 0 ? `import { TextField, WireRecord } from '../wire';\n` : '';
+    options.reactsTo.length > 0
+      ? `import { ${backfills(options) ? 'IntField, ' : ''}TextField, WireRecord } from '../wire';\n`
+      : '';
+  const backfilled = backfills(options)
+    ? `
+/** What one batch of the ${m.words} module's back-fill did: the range of transactions it covered. */
+@WireRecord({ name: '${m.pascal}Backfilled' })
+export class ${m.pascal}BackfilledDto {
+  @IntField() transaction_id_from?: number | null;
+  @IntField() transaction_id_to?: number | null;
+  /** How many transactions the batch did. */
+  @IntField() transactions?: number | null;
+}
+
+/**
+ * Published by ${m.pascal}Reactions.backfill, a batch of the transactions there were before the module
+ * at a time. Replace its data with what the back-fill changed, as the other events do.
+ */
+export const ${m.constant}_BACKFILLED = declareIntegrationEvent({
+  type: 'property-sales.${m.kebab}.backfilled',
+  routingKey: '${m.kebab}.backfilled',
+  payload: ${m.pascal}BackfilledDto,
+  summary: 'A batch of the back-fill of the ${m.words} module committed.',
+  description: 'The range of transactions one batch covered, once it committed.',
+  example: { transaction_id_from: 1, transaction_id_to: 500, transactions: 500 },
+});
+`
+    : '';
   const updated = options.update
     ? `
 /** A ${names.words} was updated: the whole record as it stands after the change, not a delta. */
@@ -243,9 +324,9 @@ export const ${names.constant}_UPDATED = declareIntegrationEvent({
   const reacted =
     options.reactsTo.length > 0
       ? `
-/** What the ${names.words} module did about another module's event. */
-@WireRecord({ name: '${names.pascal}Reacted' })
-export class ${names.pascal}ReactedDto {
+/** What the ${m.words} module did about another module's event. */
+@WireRecord({ name: '${m.pascal}Reacted' })
+export class ${m.pascal}ReactedDto {
   /** The CloudEvents id of the event it reacted to. */
   @TextField() event_id?: string | null;
   /** Its CloudEvents type. */
@@ -255,14 +336,14 @@ export class ${names.pascal}ReactedDto {
 }
 
 /**
- * Published by ${names.pascal}Reactions in the step that handled another module's event. Replace its
+ * Published by ${m.pascal}Reactions in the step that handled another module's event. Replace its
  * data with what the reaction changed, whole (the state after it, not a delta), as the other events do.
  */
-export const ${names.constant}_REACTED = declareIntegrationEvent({
-  type: 'property-sales.${names.kebab}.reacted',
-  routingKey: '${names.kebab}.reacted',
-  payload: ${names.pascal}ReactedDto,
-  summary: 'The ${names.words} module reacted to an event.',
+export const ${m.constant}_REACTED = declareIntegrationEvent({
+  type: 'property-sales.${m.kebab}.reacted',
+  routingKey: '${m.kebab}.reacted',
+  payload: ${m.pascal}ReactedDto,
+  summary: 'The ${m.words} module reacted to an event.',
   description: 'The event it handled, once the step that handled it committed.',
   subject: "The subject of the event it reacted to.",
   example: { event_id: '0b7e8a52-4c1f-4e0a-9d5b-3f6a2c1e9d47', event_type: 'property-sales.transaction.agents-changed', subject: '1001' },
@@ -279,20 +360,21 @@ export const ${names.constant}_CREATED = declareIntegrationEvent({
   routingKey: '${names.kebab}.created',
   payload: ${names.pascal}Dto,
   summary: 'A ${names.words} was created.',
-  description: 'The ${names.words} as Create${names.pascal} stored it, every member, once it committed.',
+  description: 'The ${names.words} as Create${names.pascal}${options.update === 'upsert' ? ` or Update${names.pascal}` : ''} stored it, every member, once it committed.',
   subject: 'The ${key.name}, as text.',
   example: ${example},
   exampleSubject: ${subject},
 });
-${updated}${reacted}`;
+${updated}${reacted}${backfilled}`;
 }
 
 /** The constants of the events the module publishes. */
-function publishedEvents(names: ModuleNames, options: ModuleOptions): string[] {
+function publishedEvents({ module: m, resource: r }: Names, options: ModuleOptions): string[] {
   return [
-    `${names.constant}_CREATED`,
-    ...(options.update ? [`${names.constant}_UPDATED`] : []),
-    ...(options.reactsTo.length > 0 ? [`${names.constant}_REACTED`] : []),
+    `${r.constant}_CREATED`,
+    ...(options.update ? [`${r.constant}_UPDATED`] : []),
+    ...(options.reactsTo.length > 0 ? [`${m.constant}_REACTED`] : []),
+    ...(backfills(options) ? [`${m.constant}_BACKFILLED`] : []),
   ];
 }
 
@@ -314,32 +396,33 @@ export interface ${names.pascal}Entity extends WireColumnsOf<${names.pascal}Dto,
 `;
 }
 
-function entities(names: ModuleNames): string {
-  return `import { ${names.pascal}Entity } from './${names.kebab}.entity';
+function entities({ module: m, resource: r }: Names): string {
+  return `import { ${r.pascal}Entity } from './${r.kebab}.entity';
 
-export { ${names.pascal}Entity } from './${names.kebab}.entity';
+export { ${r.pascal}Entity } from './${r.kebab}.entity';
 
 /** The tables this module owns, registered with TypeORM by the module itself. */
-export const ${names.constant}_ENTITIES = [${names.pascal}Entity];
+export const ${m.constant}_ENTITIES = [${r.pascal}Entity];
 `;
 }
 
 /** The module's door: what another module may import of it (the rule modules-through-their-door). */
-function door(names: ModuleNames, options: ModuleOptions): string {
-  const records = [
-    `${names.pascal}Dto`,
-    ...(options.update === 'put' ? [`${names.pascal}ChangesDto`] : []),
+function door(names: Names, options: ModuleOptions): string {
+  const { module: m, resource: r } = names;
+  const records = [`${r.pascal}Dto`, ...(keyInPath(options) ? [`${r.pascal}ChangesDto`] : [])];
+  const reacted = [
+    ...(options.reactsTo.length > 0 ? [`${m.pascal}ReactedDto`] : []),
+    ...(backfills(options) ? [`${m.pascal}BackfilledDto`] : []),
   ];
-  const reacted = options.reactsTo.length > 0 ? [`${names.pascal}ReactedDto`] : [];
-  return `/** The ${names.words} module's door: all that another module may use of it. */
-export { ${names.pascal}Module } from './${names.kebab}.module';
+  return `/** The ${m.words} module's door: all that another module may use of it. */
+export { ${m.pascal}Module } from './${m.kebab}.module';
 
 // The events it publishes, and the records they and the routes carry.
-export { ${[...publishedEvents(names, options), ...reacted].join(', ')} } from './${names.kebab}.events';
-export { ${records.join(', ')} } from './dto/${names.kebab}.dto';
+export { ${[...publishedEvents(names, options), ...reacted].join(', ')} } from './${m.kebab}.events';
+export { ${records.join(', ')} } from './dto/${r.kebab}.dto';
 
 // Its tables, for the data source (src/app.entities.ts).
-export { ${names.constant}_ENTITIES } from './entities';
+export { ${m.constant}_ENTITIES } from './entities';
 `;
 }
 
@@ -369,13 +452,13 @@ ${error('NotFound', 404, `No such ${names.words}.`, 'not_found', `${names.pascal
 ${error('Exists', 409, `A ${names.words} with this key exists already.`, 'exists', `${names.pascal} exists`, `A ${names.words} with ${key.name} \${key} exists already.`)}`;
 }
 
-function service(names: ModuleNames, options: ModuleOptions): string {
+function service({ module: m, resource: names }: Names, options: ModuleOptions): string {
   const key = keyOf(names, options);
   const { pascal, constant } = names;
   const text = options.key === 'text';
   const typeorm = options.list ? `import { MoreThan } from 'typeorm';\n` : '';
   const wire = options.update ? `import { pickWireScalars } from '../wire';\n` : '';
-  const dtos = [`${pascal}Dto`, ...(options.update === 'put' ? [`${pascal}ChangesDto`] : [])];
+  const dtos = [`${pascal}Dto`, ...(keyInPath(options) ? [`${pascal}ChangesDto`] : [])];
   const dtoImports = [...dtos, ...(text ? [`${constant}_CODE`] : [])];
   const eventImports = [`${constant}_CREATED`, ...(options.update ? [`${constant}_UPDATED`] : [])];
   const find = text
@@ -412,9 +495,7 @@ function service(names: ModuleNames, options: ModuleOptions): string {
     );
   }`
     : '';
-  const update = !options.update
-    ? ''
-    : `
+  const replace = `
 
   /**
    * Replaces every member of the ${names.words} with the record's (an absent one becomes null), and
@@ -436,12 +517,45 @@ function service(names: ModuleNames, options: ModuleOptions): string {
       publish({ type: ${constant}_UPDATED, subject: String(key), time: new Date(), data: row });
     });
   }`;
+  const upsert = `
+
+  /**
+   * Stores the ${names.words} the key names with the record's members (an absent one becomes null):
+   * creates it when there is none, publishing ${constant}_CREATED, or replaces it, publishing
+   * ${constant}_UPDATED, with the whole record in the same transaction; true when it created it. On
+   * MariaDB the look-up locks the key, or its place when there is none, so a create of the key at the
+   * same moment waits for this one (or deadlocks and is run again by the unit of work) and finds it.
+   */
+  upsert(key: ${key.type}, changes: ${pascal}ChangesDto): Promise<boolean> {
+    const row = { ...pickWireScalars(${pascal}ChangesDto, changes), ${key.name}: key };
+    return this.unitOfWork.write(async (manager, publish) => {
+      const lock =
+        manager.connection.options.type === 'better-sqlite3'
+          ? {}
+          : { lock: { mode: 'pessimistic_write' as const } };
+      const stored = await manager.findOne(${pascal}Entity, {
+        select: { ${key.name}: true },
+        where: { ${key.name}: key },
+        ...lock,
+      });
+      if (stored) await manager.update(${pascal}Entity, { ${key.name}: key }, row);
+      else await manager.insert(${pascal}Entity, row);
+      publish({
+        type: stored ? ${constant}_UPDATED : ${constant}_CREATED,
+        subject: String(key),
+        time: new Date(),
+        data: row,
+      });
+      return !stored;
+    });
+  }`;
+  const update = !options.update ? '' : options.update === 'upsert' ? upsert : replace;
   return `import { Injectable } from '@nestjs/common';
 ${typeorm}import { UnitOfWork } from '../database/unit-of-work';
 ${wire}import { ${dtoImports.join(', ')} } from './dto/${names.kebab}.dto';
 import { ${pascal}Entity } from './entities';
 import { ${pascal}ExistsError, ${pascal}NotFoundError } from './${names.kebab}.errors';
-import { ${eventImports.join(', ')} } from './${names.kebab}.events';
+import { ${eventImports.join(', ')} } from './${m.kebab}.events';
 
 /** Reads and stores ${names.pluralWords}, through the unit of work only. */
 @Injectable()
@@ -475,10 +589,10 @@ function controller(names: ModuleNames, options: ModuleOptions): string {
     'Body',
     'Controller',
     'Get',
-    ...(options.update ? ['HttpCode'] : []),
+    ...(options.update === 'put' || options.update === 'post' ? ['HttpCode'] : []),
     'Param',
     'Post',
-    ...(options.update === 'put' ? ['Put'] : []),
+    ...(keyInPath(options) ? ['Put'] : []),
     ...(options.list ? ['Query'] : []),
     'Res',
   ];
@@ -486,14 +600,21 @@ function controller(names: ModuleNames, options: ModuleOptions): string {
     ...(int ? ['Int32ParamPipe'] : []),
     'WireCreated',
     'WireErrors',
+    ...(keyInPath(options) ? ['WireParamPipe'] : []),
     'WireRequestBody',
     'WireResponse',
     'WireTag',
   ];
   const keyParam = `@Param('${key.name}'${int ? ', Int32ParamPipe' : ''}) key: ${key.type}`;
+  // A key the update stores is held to the record's rules for it, as the body's members are.
+  const storedKeyParam = `@Param('${key.name}', new WireParamPipe(${pascal}Dto)) key: ${key.type}`;
   const apiParam = `@ApiParam({ name: '${key.name}', ${int ? `type: 'integer', format: 'int32'` : `type: 'string'`}, example: ${key.literal(EXAMPLE.key)} })`;
-  const swagger = ['ApiOperation', 'ApiParam', ...(options.update ? ['ApiResponse'] : [])];
-  const dtos = [`${pascal}Dto`, ...(options.update === 'put' ? [`${pascal}ChangesDto`] : [])];
+  const swagger = [
+    'ApiOperation',
+    'ApiParam',
+    ...(options.update === 'put' || options.update === 'post' ? ['ApiResponse'] : []),
+  ];
+  const dtos = [`${pascal}Dto`, ...(keyInPath(options) ? [`${pascal}ChangesDto`] : [])];
   const operations = [`Get${pascal}`, ...(options.list ? [`List${pluralPascal}`] : [])];
   const writes = [`Create${pascal}`, ...(options.update ? [`Update${pascal}`] : [])];
   const list = !options.list
@@ -543,11 +664,43 @@ function controller(names: ModuleNames, options: ModuleOptions): string {
   @ApiResponse({ status: 204, description: 'Replaced.' })
   @RequiresScope(${pluralConstant}_WRITE)
   ${updateErrors}
-  update(${keyParam}, @Body() changes: ${pascal}ChangesDto): Promise<void> {
+  update(${storedKeyParam}, @Body() changes: ${pascal}ChangesDto): Promise<void> {
     return this.${names.pluralCamel}.update(key, changes);
   }`
-      : options.update === 'post'
+      : options.update === 'upsert'
         ? `
+
+  @Put('Update${pascal}/:${key.name}')
+  @ApiOperation({
+    operationId: 'Update${pascal}',
+    summary: 'Creates or replaces a ${names.words}.',
+    description: 'Stores the body as the ${names.words} the path names: creates it when there is none (201; Location says where to read it), or replaces every member of it with the body\\'s (an absent one null; 204).',
+  })
+  ${apiParam}
+  @WireRequestBody(${pascal}ChangesDto, 'The ${names.words}, without its key.', { name: '${exampleName(names)}', amount: ${EXAMPLE.amount} })
+  @WireCreated({ description: 'Created; Location is its Get${pascal} address.', replaced: 'Replaced.' })
+  @RequiresScope(${pluralConstant}_WRITE)
+  @WireErrors(
+    400,
+    AuthenticationError,
+    413,
+    415,
+    RateLimitedError,
+    500,
+    DatabaseUnavailableError,
+    CommitOutcomeUnknownError,
+  )
+  async update(
+    ${storedKeyParam},
+    @Body() changes: ${pascal}ChangesDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<void> {
+    // Relative to this route's address, Update${pascal}/<key>.
+    if (await this.${names.pluralCamel}.upsert(key, changes))
+      response.status(201).location(\`../Get${pascal}/\${key}\`);
+  }`
+        : options.update === 'post'
+          ? `
 
   @Post('Update${pascal}')
   @HttpCode(204)
@@ -563,7 +716,7 @@ function controller(names: ModuleNames, options: ModuleOptions): string {
   update(@Body() record: ${pascal}Dto): Promise<void> {
     return this.${names.pluralCamel}.update(record);
   }`
-        : '';
+          : '';
   const listImport = options.list
     ? `import { List${pluralPascal}Query, PAGE_LIMIT } from './dto/list-${pluralKebab}.query';\n`
     : '';
@@ -590,7 +743,11 @@ export const ${pluralConstant}_WRITE = declareScope('${pluralKebab}:write', 'Cha
     'read one',
     ...(options.list ? ['list them'] : []),
     'create one',
-    ...(options.update ? ['replace one'] : []),
+    ...(options.update === 'upsert'
+      ? ['create or replace one']
+      : options.update
+        ? ['replace one']
+        : []),
   ].join(', ')}.')
 @Controller('${pascal}')
 export class ${pascal}Controller {
@@ -650,8 +807,11 @@ export class ${pascal}Controller {
 }
 
 /** The handlers of other modules' events: one method each, publishing the module's own event. */
-function reactions(names: ModuleNames, options: ModuleOptions): string {
-  const byDoor = new Map<string, string[]>();
+function reactions({ module: names }: Names, options: ModuleOptions): string {
+  const backfill = backfills(options);
+  const byDoor = new Map<string, string[]>(
+    backfill ? [['transaction', ['TransactionQueries']]] : [],
+  );
   for (const event of options.reactsTo)
     byDoor.set(event.folder, [
       ...(byDoor.get(event.folder) ?? []),
@@ -681,47 +841,73 @@ function reactions(names: ModuleNames, options: ModuleOptions): string {
     });
   }`,
   );
+  const backfillMethod = `
+
+  /**
+   * The transactions there were before this module, whose changes its handlers never heard: the
+   * first time an instance starts with it against a database, a run over every transaction, a batch
+   * at a time, each batch in a transaction of its own (${names.pascal}Reactions.backfill).
+   */
+  @BatchedReaction({ backfill: true })
+  async backfill({ after, until, limit, publish }: ReactionBatch): Promise<number | undefined> {
+    const ids = await this.transactions.idsAfter(after, limit, until);
+    if (ids.length === 0) return undefined;
+    // The back-fill goes here: for the transactions of \`ids\`, what the handlers above do for a change,
+    // from each as it stands (this.transactions.agentChainsOf(ids), amountsOf(ids)), written through
+    // the batch's \`manager\`, so that a transaction changed meanwhile ends the same either way.
+    publish({
+      type: ${names.constant}_BACKFILLED,
+      time: new Date(),
+      data: { transaction_id_from: ids[0], transaction_id_to: ids.at(-1)!, transactions: ids.length },
+    });
+    return ids.length < limit ? undefined : ids.at(-1);
+  }`;
   return `import { Injectable } from '@nestjs/common';
 import { type EntityManager } from 'typeorm';
-import { OnIntegrationEvent, type ReceivedEvent } from '../events/event-handler.decorator';
+${backfill ? `import { BatchedReaction, type ReactionBatch } from '../events/batched-reaction';\n` : ''}import { OnIntegrationEvent, type ReceivedEvent } from '../events/event-handler.decorator';
 import { type Publish } from '../events/integration-event';
 ${imports.join('\n')}
-import { ${names.constant}_REACTED } from './${names.kebab}.events';
+import { ${names.constant}_REACTED${backfill ? `, ${names.constant}_BACKFILLED` : ''} } from './${names.kebab}.events';
 
 /**
  * What the ${names.words} module does when other modules' events commit: after commit, each handler
- * from its own checkpoint, so a slow or failing one holds up no request and no other handler.
+ * from its own checkpoint, so a slow or failing one holds up no request and no other handler${backfill ? ';\n * and once, over the transactions there were before it, its back-fill' : ''}.
  */
 @Injectable()
-export class ${names.pascal}Reactions {${handlers.join('\n')}
+export class ${names.pascal}Reactions {${backfill ? '\n  constructor(private readonly transactions: TransactionQueries) {}\n' : ''}${handlers.join('\n')}${backfill ? backfillMethod : ''}
 }
 `;
 }
 
-function moduleClass(names: ModuleNames, options: ModuleOptions): string {
-  const { pascal } = names;
+function moduleClass(names: Names, options: ModuleOptions): string {
+  const { module: m, resource: r } = names;
   const reacts = options.reactsTo.length > 0;
-  const providers = [`${pascal}Service`, ...(reacts ? [`${pascal}Reactions`] : [])];
+  const providers = [`${r.pascal}Service`, ...(reacts ? [`${m.pascal}Reactions`] : [])];
+  // Its back-fill reads the transactions through their module's door, which it imports.
+  const imported = [
+    `TypeOrmModule.forFeature(${m.constant}_ENTITIES)`,
+    ...(backfills(options) ? ['TransactionModule'] : []),
+  ];
   return `import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Publishes } from '../events/module-events';
-import { ${names.constant}_ENTITIES } from './entities';
-import { ${pascal}Controller } from './${names.kebab}.controller';
-import { ${publishedEvents(names, options).join(', ')} } from './${names.kebab}.events';
-${reacts ? `import { ${pascal}Reactions } from './${names.kebab}.reactions';\n` : ''}import { ${pascal}Service } from './${names.kebab}.service';
+${backfills(options) ? `import { TransactionModule } from '../transaction';\n` : ''}import { ${m.constant}_ENTITIES } from './entities';
+import { ${r.pascal}Controller } from './${r.kebab}.controller';
+import { ${publishedEvents(names, options).join(', ')} } from './${m.kebab}.events';
+${reacts ? `import { ${m.pascal}Reactions } from './${m.kebab}.reactions';\n` : ''}import { ${r.pascal}Service } from './${r.kebab}.service';
 
-/** ${capitalized(names.pluralWords)}: their table, routes, events and service; registered in src/app.module.ts. */
+/** ${capitalized(r.pluralWords)}: their table, routes, events and service; registered in src/app.module.ts. */
 @Publishes(${publishedEvents(names, options).join(', ')})
 @Module({
-  imports: [TypeOrmModule.forFeature(${names.constant}_ENTITIES)],
-  controllers: [${pascal}Controller],
+  imports: [${imported.join(', ')}],
+  controllers: [${r.pascal}Controller],
   providers: [${providers.join(', ')}],
 })
-export class ${pascal}Module {}
+export class ${m.pascal}Module {}
 `;
 }
 
-function e2eSuite(names: ModuleNames, options: ModuleOptions): string {
+function e2eSuite({ module: m, resource: names }: Names, options: ModuleOptions): string {
   const key = keyOf(names, options);
   const { pascal, pluralKebab, constant } = names;
   const base = `/api/${pascal}`;
@@ -731,11 +917,12 @@ function e2eSuite(names: ModuleNames, options: ModuleOptions): string {
   const stimulusScopes = [...new Set(stimuli.flatMap((stimulus) => stimulus.scopes))];
   const doorImports = new Map<string, string[]>([
     [
-      names.kebab,
+      m.kebab,
       [
         `${constant}_CREATED`,
         ...(options.update ? [`${constant}_UPDATED`] : []),
-        ...(stimuli.length > 0 ? [`${constant}_REACTED`] : []),
+        ...(stimuli.length > 0 ? [`${m.constant}_REACTED`] : []),
+        ...(backfills(options) ? [`${m.constant}_BACKFILLED`] : []),
         `${pascal}Dto`,
       ],
     ],
@@ -750,6 +937,15 @@ function e2eSuite(names: ModuleNames, options: ModuleOptions): string {
     ['./support/test-app', new Set(['describeOnEachDatabase'])],
     ['./support/xml-inspection', new Set(['inspectXml'])],
   ]);
+  if (backfills(options))
+    supportImports.set(
+      './support/fixtures',
+      new Set([
+        ...(supportImports.get('./support/fixtures') ?? []),
+        'CATALOGUE',
+        'transactionRecord',
+      ]),
+    );
   for (const stimulus of stimuli)
     for (const [from, imported] of Object.entries(stimulus.imports))
       for (const name of imported)
@@ -759,6 +955,12 @@ function e2eSuite(names: ModuleNames, options: ModuleOptions): string {
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([folder, imported]) => `import { ${imported.join(', ')} } from '../src/${folder}';`),
     `import { wireModelOf } from '../src/wire';`,
+    ...(backfills(options)
+      ? [
+          `import { BatchedReactions } from '../src/event-relay/batched-reactions';`,
+          `import { ${m.pascal}Reactions } from '../src/${m.kebab}/${m.kebab}.reactions';`,
+        ]
+      : []),
     ...[...supportImports]
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([from, imported]) => `import { ${[...imported].join(', ')} } from '${from}';`),
@@ -771,7 +973,7 @@ function e2eSuite(names: ModuleNames, options: ModuleOptions): string {
   ];
   const stimulator =
     stimulusScopes.length > 0
-      ? `\n/** A key granted what the stimuli of the other modules need. */\nconst STIMULATOR = { 'X-Api-Key': '${names.kebab}-stimulator-7d3b9e5a2c8f4061' };\n`
+      ? `\n/** A key granted what the stimuli of the other modules need. */\nconst STIMULATOR = { 'X-Api-Key': '${m.kebab}-stimulator-7d3b9e5a2c8f4061' };\n`
       : '';
   const list = !options.list
     ? ''
@@ -779,7 +981,7 @@ function e2eSuite(names: ModuleNames, options: ModuleOptions): string {
 
     it('lists them in ${key.name} order, page by page, in JSON and XML', async () => {
       for (const n of [101, 102, 103, 104, 105])
-        await context.http.post('${base}/Create${pascal}').set(WRITER).send({ ...RECORD, ${key.name}: ${key.type === 'number' ? 'n' : '`EX-${n}`'} }).expect(201);
+        await context.http.post('${base}/Create${pascal}').set(WRITER).send({ ...RECORD, ${key.name}: ${key.ofVariable('n')} }).expect(201);
       const keys: unknown[] = [];
       let after: unknown;
       for (;;) {
@@ -808,12 +1010,44 @@ function e2eSuite(names: ModuleNames, options: ModuleOptions): string {
       expect(Object.keys(expectProblem(response, 400).ModelState as object)).toEqual(['limit']);
     });`;
   const updateCall = (body: string, n: number) =>
-    options.update === 'put'
+    keyInPath(options)
       ? `context.http.put(${path(`Update${pascal}`, n)}).set(WRITER).send(${body})`
       : `context.http.post('${base}/Update${pascal}').set(WRITER).send(${body})`;
   const changes = `{ name: 'Renamed ${names.words}' }`;
   const withKey = (n: number, body: string) =>
-    options.update === 'put' ? body : `{ ...${body}, ${key.name}: ${k(n)} }`;
+    keyInPath(options) ? body : `{ ...${body}, ${key.name}: ${k(n)} }`;
+  const missingTest = `    it('answers 404 to an update of a missing ${names.words}, 400 to an invalid one, and changes nothing', async () => {
+      const missing = await ${updateCall(withKey(999999, changes), 999999)};
+      expect(expectProblem(missing, 404).type).toMatch(/${names.snake}_not_found$/);
+      const invalid = await ${updateCall(withKey(EXAMPLE.key, '{ amount: -1 }'), EXAMPLE.key)};
+      expect(Object.keys(expectProblem(invalid, 400).ModelState as object).sort()).toEqual(['${names.camel}.amount', '${names.camel}.name']);
+      expect((await context.http.get(${path(`Get${pascal}`, EXAMPLE.key)}).set(READER)).body).toEqual(RECORD);
+    });`;
+  const upsertTests = `    it('creates one at a new key, answering 201 with Location, and publishes ${pascal}Created with the whole record', async () => {
+      let location: string | undefined;
+      const created = await new Scenario(() => context.running.app)
+        .stimulate(async () => {
+          const response = await ${updateCall(`{ name: 'Put ${names.words}' }`, 301)}.expect(201);
+          location = response.headers.location;
+        })
+        .andWaitForEventOfType(${constant}_CREATED)
+        .matching((event) => event.subject === '${key.text(301)}')
+        .toArrive();
+      const stored = { ...NONE, ${key.name}: ${k(301)}, name: 'Put ${names.words}' };
+      expect(asJson(created.data)).toEqual(stored);
+      // Relative to the PUT's address, as HTTP allows: it names the record's GET.
+      const read = new URL(location!, \`http://service${base}/Update${pascal}/${key.text(301)}\`).pathname;
+      expect(read).toBe('${base}/Get${pascal}/${key.text(301)}');
+      expect((await context.http.get(read).set(READER).expect(200)).body).toEqual(stored);
+    });
+
+    it('answers 400 to a key in the path no ${names.words} may have, and to an invalid body, storing nothing', async () => {
+      const badKey = await context.http.put('${base}/Update${pascal}/${key.otherCase?.(302) ?? '0'}').set(WRITER).send({ name: 'Bad key' });
+      expect(Object.keys(expectProblem(badKey, 400).ModelState as object)).toEqual(['${key.name}']);
+      const invalid = await ${updateCall('{ amount: -1 }', 302)};
+      expect(Object.keys(expectProblem(invalid, 400).ModelState as object).sort()).toEqual(['${names.camel}.amount', '${names.camel}.name']);
+      await context.http.get(${path(`Get${pascal}`, 302)}).set(READER).expect(404);
+    });`;
   const update = !options.update
     ? ''
     : `
@@ -824,7 +1058,7 @@ function e2eSuite(names: ModuleNames, options: ModuleOptions): string {
         .stimulate(() => ${updateCall(withKey(201, changes), 201)}.expect(204))
         .andWaitForEventOfType(${constant}_UPDATED)
         .toArrive();
-      const stored = { ${key.name}: ${k(201)}, name: 'Renamed ${names.words}', amount: null };
+      const stored = { ...NONE, ${key.name}: ${k(201)}, name: 'Renamed ${names.words}' };
       expect(updated.subject).toBe('${key.text(201)}');
       expect(asJson(updated.data)).toEqual(stored);
       const read = await context.http.get(${path(`Get${pascal}`, 201)}).set(READER).expect(200);
@@ -835,56 +1069,70 @@ function e2eSuite(names: ModuleNames, options: ModuleOptions): string {
       expect((await context.http.get(${path(`Get${pascal}`, 201)}).set(READER)).body).toMatchObject({ name: 'From a form', amount: 3 });
     });
 
-    it('answers 404 to an update of a missing ${names.words}, 400 to an invalid one, and changes nothing', async () => {
-      const missing = await ${updateCall(withKey(999999, changes), 999999)};
-      expect(expectProblem(missing, 404).type).toMatch(/${names.snake}_not_found$/);
-      const invalid = await ${updateCall(withKey(EXAMPLE.key, '{ amount: -1 }'), EXAMPLE.key)};
-      expect(Object.keys(expectProblem(invalid, 400).ModelState as object).sort()).toEqual(['${names.camel}.amount', '${names.camel}.name']);
-      expect((await context.http.get(${path(`Get${pascal}`, EXAMPLE.key)}).set(READER)).body).toEqual(RECORD);
-    });`;
+${options.update === 'upsert' ? upsertTests : missingTest}`;
   const reactionTests = stimuli.map(
     ({ event, stimulated, description }) => `
 
-    it('reacts to each ${titleOf(event)} once it committed (${description}), publishing ${pascal}Reacted in its step', async () => {
+    it('reacts to each ${titleOf(event)} once it committed (${description}), publishing ${m.pascal}Reacted in its step', async () => {
       const stimulated = ${stimulated};
       const heard = await stimulated.andWaitForEventOfType(${event.constant}).toArrive();
       const reacted = await stimulated
-        .andWaitForEventOfType(${constant}_REACTED)
+        .andWaitForEventOfType(${m.constant}_REACTED)
         .matching((received) => received.data.event_id === heard.id)
         .toArrive();
       expect(reacted.data).toEqual({ event_id: heard.id, event_type: heard.type, subject: heard.subject ?? null });
     });`,
   );
+  const backfillTest = !backfills(options)
+    ? ''
+    : `
+
+    it('back-fills the transactions there were before it, a batch at a time, publishing ${m.pascal}Backfilled', async () => {
+      await context.running.seed({ requirements: CATALOGUE, transactions: [transactionRecord(4301), transactionRecord(4302)] });
+      const batches = await new Scenario(() => context.running.app)
+        // It ran at the first start on this database, empty then; started again, as after a rule change.
+        .stimulate(() => context.running.app.get(BatchedReactions).start(${m.pascal}Reactions, 'backfill'))
+        .andWaitForEventOfType(${m.constant}_BACKFILLED)
+        .toArriveUntil((events) => events.some((event) => event.data.transaction_id_to! >= 4302));
+      const covered = (id: number) =>
+        batches.some(({ data }) => data.transaction_id_from! <= id && id <= data.transaction_id_to!);
+      expect([covered(4301), covered(4302)]).toEqual([true, true]);
+    });`;
   const keys = [
-    `apiKeyEntry('${names.kebab}-writer', WRITER['X-Api-Key'], ['${pluralKebab}:read', '${pluralKebab}:write'])`,
-    `apiKeyEntry('${names.kebab}-reader', READER['X-Api-Key'], ['${pluralKebab}:read'])`,
+    `apiKeyEntry('${m.kebab}-writer', WRITER['X-Api-Key'], ['${pluralKebab}:read', '${pluralKebab}:write'])`,
+    `apiKeyEntry('${m.kebab}-reader', READER['X-Api-Key'], ['${pluralKebab}:read'])`,
     ...(stimulusScopes.length > 0
       ? [
-          `apiKeyEntry('${names.kebab}-stimulator', STIMULATOR['X-Api-Key'], [${stimulusScopes.map((scope) => `'${scope}'`).join(', ')}])`,
+          `apiKeyEntry('${m.kebab}-stimulator', STIMULATOR['X-Api-Key'], [${stimulusScopes.map((scope) => `'${scope}'`).join(', ')}])`,
         ]
       : []),
   ];
-  const lowerCase =
-    options.key === 'text'
-      ? `
+  const otherCase = key.otherCase
+    ? `
 
-    it('answers 404 for a code in lower case, on both databases (MariaDB would match it ignoring case)', async () => {
-      await context.http.get('${base}/Get${pascal}/${key.text(EXAMPLE.key).toLowerCase()}').set(READER).expect(404);
+    it('answers 404 for a code in ${options.keyCase === 'upper' ? 'lower' : 'upper'} case, on both databases (MariaDB would match it ignoring case)', async () => {
+      await context.http.get('${base}/Get${pascal}/${key.otherCase(EXAMPLE.key)}').set(READER).expect(404);
     });`
-      : '';
+    : '';
   return `${imports.join('\n')}
 
 /** A key granted both of the module's scopes, and one granted only the read. */
-const WRITER = { 'X-Api-Key': '${names.kebab}-writer-4f9c2e7a1b8d3605' };
-const READER = { 'X-Api-Key': '${names.kebab}-reader-0c4a9f1735c28d2b' };${stimulator}
+const WRITER = { 'X-Api-Key': '${m.kebab}-writer-4f9c2e7a1b8d3605' };
+const READER = { 'X-Api-Key': '${m.kebab}-reader-0c4a9f1735c28d2b' };${stimulator}
 const RECORD = ${exampleLiteral(names, key)};
 const MODEL = wireModelOf(${pascal}Dto);
 /** A record in XML as the service writes it, and a client may: members in the model's XML order. */
 const asXml = (record: Record<string, unknown>) =>
-  encodeXml(Object.fromEntries(MODEL.xmlMembers.map(({ name }) => [name, record[name]])), MODEL);
+  encodeXml(Object.fromEntries(MODEL.xmlMembers.map(({ name }) => [name, record[name]])), MODEL);${
+    options.update
+      ? `
+/** Every member null: what a replacement leaves of each member its body does not give. */
+const NONE = Object.fromEntries(MODEL.members.map(({ name }) => [name, null]));`
+      : ''
+  }
 ${declarations.map((declaration) => `\n${declaration}\n`).join('')}
 describeOnEachDatabase(
-  '${pascal}',
+  '${m.pascal}',
   (context) => {${
     setups.length > 0
       ? `
@@ -951,7 +1199,7 @@ describeOnEachDatabase(
     it('answers 404 for a missing key', async () => {
       const response = await context.http.get(${path(`Get${pascal}`, 999999)}).set(READER);
       expect(expectProblem(response, 404).type).toMatch(/${names.snake}_not_found$/);
-    });${lowerCase}
+    });${otherCase}
 
     it('answers 400 naming each invalid member, and stores nothing', async () => {
       const response = await context.http
@@ -973,7 +1221,7 @@ describeOnEachDatabase(
         .send({ ...RECORD, ${key.name}: ${k(EXAMPLE.key + 3)} });
       expect(expectProblem(response, 403).type).toMatch(/insufficient_scope$/);
       await context.http.get(${path(`Get${pascal}`, EXAMPLE.key + 3)}).set(READER).expect(404);
-    });${list}${update}${reactionTests.join('')}
+    });${list}${update}${reactionTests.join('')}${backfillTest}
   },
   {
     AUTH_MODE: 'apikey',
@@ -991,31 +1239,27 @@ function capitalized(text: string): string {
 
 /** Every file of the module, its e2e suite included. */
 export function moduleFiles(
-  names: ModuleNames,
+  names: Names,
   options: ModuleOptions = DEFAULT_OPTIONS,
 ): GeneratedFile[] {
-  const folder = `src/${names.kebab}`;
+  const { module: m, resource: r } = names;
+  const folder = `src/${m.kebab}`;
   return [
     { path: `${folder}/index.ts`, text: door(names, options) },
-    { path: `${folder}/${names.kebab}.module.ts`, text: moduleClass(names, options) },
-    { path: `${folder}/${names.kebab}.controller.ts`, text: controller(names, options) },
-    { path: `${folder}/${names.kebab}.service.ts`, text: service(names, options) },
-    { path: `${folder}/${names.kebab}.errors.ts`, text: errors(names, options) },
-    { path: `${folder}/${names.kebab}.events.ts`, text: events(names, options) },
+    { path: `${folder}/${m.kebab}.module.ts`, text: moduleClass(names, options) },
+    { path: `${folder}/${r.kebab}.controller.ts`, text: controller(r, options) },
+    { path: `${folder}/${r.kebab}.service.ts`, text: service(names, options) },
+    { path: `${folder}/${r.kebab}.errors.ts`, text: errors(r, options) },
+    { path: `${folder}/${m.kebab}.events.ts`, text: events(names, options) },
     ...(options.reactsTo.length > 0
-      ? [{ path: `${folder}/${names.kebab}.reactions.ts`, text: reactions(names, options) }]
+      ? [{ path: `${folder}/${m.kebab}.reactions.ts`, text: reactions(names, options) }]
       : []),
-    { path: `${folder}/dto/${names.kebab}.dto.ts`, text: dto(names, options) },
+    { path: `${folder}/dto/${r.kebab}.dto.ts`, text: dto(r, options) },
     ...(options.list
-      ? [
-          {
-            path: `${folder}/dto/list-${names.pluralKebab}.query.ts`,
-            text: listQuery(names, options),
-          },
-        ]
+      ? [{ path: `${folder}/dto/list-${r.pluralKebab}.query.ts`, text: listQuery(r, options) }]
       : []),
-    { path: `${folder}/entities/${names.kebab}.entity.ts`, text: entity(names, options) },
+    { path: `${folder}/entities/${r.kebab}.entity.ts`, text: entity(r, options) },
     { path: `${folder}/entities/index.ts`, text: entities(names) },
-    { path: `test/${names.kebab}.e2e-spec.ts`, text: e2eSuite(names, options) },
+    { path: `test/${m.kebab}.e2e-spec.ts`, text: e2eSuite(names, options) },
   ];
 }

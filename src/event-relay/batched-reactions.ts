@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { UnitOfWork } from '../database/unit-of-work';
 import { type BatchedReactionMethod, reactionCheckpoint } from '../events/batched-reaction';
-import { EventCheckpointEntity } from '../events/entities';
+import { OutboxStore } from './outbox-store';
 
 /** Methods of `T` that are batched reactions. */
 type ReactionKey<T> = {
@@ -14,28 +14,40 @@ type ReactionKey<T> = {
 /**
  * Starts batched reactions. A start joins the unit it is called from (a handler's step, a request's
  * write), so the run begins if, and only if, that commits; starting a run under way moves its
- * checkpoint back to `after` when that is lower, so what changed is done again.
+ * checkpoint back to `after` when that is lower, so what changed is done again, and its bound up to
+ * `until` (or lifts it), so the run covers both starts' keys.
  */
 @Injectable()
 export class BatchedReactions {
-  private readonly upsert: string;
+  private readonly store: OutboxStore;
   private readonly listeners = new Set<() => void>();
 
   constructor(
     private readonly unitOfWork: UnitOfWork,
     @InjectDataSource() dataSource: DataSource,
   ) {
-    const table = dataSource.driver.escape(dataSource.getMetadata(EventCheckpointEntity).tableName);
-    this.upsert =
-      dataSource.options.type === 'better-sqlite3'
-        ? `INSERT INTO ${table} (consumer, position) VALUES (?, ?) ON CONFLICT (consumer) DO UPDATE SET position = MIN(position, excluded.position)`
-        : `INSERT INTO ${table} (consumer, position) VALUES (?, ?) ON DUPLICATE KEY UPDATE position = LEAST(position, VALUES(position))`;
+    this.store = new OutboxStore(dataSource);
   }
 
-  /** Starts `reaction` of `provider` after the key `after` (0: from the first). */
-  async start<T>(provider: Type<T>, reaction: ReactionKey<T>, after = 0): Promise<void> {
+  /**
+   * Starts `reaction` of `provider` after the key `after` (0: from the first), up to the key `until`
+   * included when given (an import's last id), else up to the last key there is.
+   */
+  async start<T>(
+    provider: Type<T>,
+    reaction: ReactionKey<T>,
+    after = 0,
+    until?: number,
+  ): Promise<void> {
+    if (until !== undefined && until <= after)
+      throw new RangeError(`A run after the key ${after} up to ${until} covers no key.`);
     await this.unitOfWork.write(async (manager) => {
-      await manager.query(this.upsert, [reactionCheckpoint(`${provider.name}.${reaction}`), after]);
+      await this.store.startRun(
+        manager,
+        reactionCheckpoint(`${provider.name}.${reaction}`),
+        after,
+        until,
+      );
       this.unitOfWork.afterCommit(() => {
         for (const listener of this.listeners) listener();
       });

@@ -123,6 +123,8 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
   private readonly store: OutboxStore;
   private readonly mysql: boolean;
   private readonly consumers: Consumer[] = [];
+  /** The batched reactions that back-fill, by name. */
+  private readonly backfills: string[] = [];
   private readonly wakeups = new Map<string, Wakeup>();
   private readonly loops: Promise<void>[] = [];
   private broker?: BrokerPublisher;
@@ -188,10 +190,12 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
           BATCHED_REACTION,
           target,
         );
-        if (reaction)
+        if (reaction) {
           this.consumers.push(
             this.reactionConsumer(name, reaction, (target as BatchedReactionMethod).bind(instance)),
           );
+          if (reaction.backfill) this.backfills.push(name);
+        }
       }
     }
     for (const consumer of this.consumers)
@@ -205,7 +209,12 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
     if (this.consumers.length === 0 && !purged) return;
     const readers = this.consumers.filter((consumer) => consumer.readsOutbox);
     const names = readers.map((consumer) => consumer.name);
-    await this.unitOfWork.write((manager) => this.store.addCheckpoints(manager, names));
+    const backfilling = await this.unitOfWork.write(async (manager) => {
+      await this.store.addCheckpoints(manager, names);
+      return this.store.startBackfills(manager, this.backfills);
+    });
+    for (const name of backfilling)
+      this.logger.log(`${name} back-fills every key: its first start on this database.`);
     for (const consumer of this.consumers) this.wakeups.set(consumer.name, new Wakeup());
     const wake = (hears: (consumer: Consumer) => boolean) => () => {
       for (const consumer of this.consumers)
@@ -468,10 +477,10 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
 
   /**
    * A batched reaction: while its run has a checkpoint, each step runs one batch in a transaction that
-   * moves the checkpoint past the batch's last key, or ends the run. A batch that takes more than a
-   * quarter of DATABASE_TIMEOUT_MS halves the next one, one under a sixteenth doubles it (up to its
-   * size), and a failed one is tried again after a pause at half the size: no batch outlives the time
-   * bound of a unit for long, whatever the rows cost.
+   * moves the checkpoint past the batch's last key, or ends the run (no key left, or its bound
+   * reached). A batch that takes more than a quarter of DATABASE_TIMEOUT_MS halves the next one, one
+   * under a sixteenth doubles it (up to its size), and a failed one is tried again after a pause at
+   * half the size: no batch outlives the time bound of a unit for long, whatever the rows cost.
    */
   private reactionConsumer(
     name: string,
@@ -489,13 +498,17 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, OnModu
       step: async () => {
         const started = performance.now();
         const outcome = await this.unitOfWork.write(async (manager, publish) => {
-          const after = await this.store.claim(manager, checkpoint);
-          if (after === undefined) return 'idle';
-          const last = await react({ after, limit, manager, publish });
-          if (last === undefined) await this.store.remove(manager, checkpoint);
-          else if (last > after) await this.store.advance(manager, checkpoint, last);
-          else throw new Error(`The batch after ${after} returned ${last}: no key past it.`);
-          return last === undefined ? 'done' : 'more';
+          const run = await this.store.claimRun(manager, checkpoint);
+          if (run === undefined) return 'idle';
+          const { after, until } = run;
+          const last = await react({ after, until, limit, manager, publish });
+          if (last !== undefined && last <= after)
+            throw new Error(`The batch after ${after} returned ${last}: no key past it.`);
+          // Done when the batch found no key left, or reached the run's bound.
+          const done = last === undefined || (until !== undefined && last >= until);
+          if (done) await this.store.remove(manager, checkpoint);
+          else await this.store.advance(manager, checkpoint, last);
+          return done ? 'done' : 'more';
         });
         if (outcome === 'idle') return false;
         const ms = performance.now() - started;

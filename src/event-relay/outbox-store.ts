@@ -1,5 +1,6 @@
 import { type DataSource, type EntityManager } from 'typeorm';
 import { type Row, type Statement } from '../common/statement';
+import { reactionCheckpoint } from '../events/batched-reaction';
 import { EventCheckpointEntity, OutboxEventEntity } from '../events/entities';
 import { POSITIONS } from '../events/outbox';
 
@@ -87,6 +88,7 @@ export class OutboxStore {
    */
   private readonly bodyText: string;
   private readonly lastGivenStatement: Statement;
+  private readonly startRunSql: string;
 
   constructor(private readonly dataSource: DataSource) {
     const escape = (name: string) => dataSource.driver.escape(name);
@@ -100,6 +102,11 @@ export class OutboxStore {
       sql: `SELECT position FROM ${this.checkpoints} WHERE consumer = ?`,
       parameters: [POSITIONS],
     };
+    // A start while a run is under way widens it to cover both: from the lower start, to the higher
+    // bound (to every key when either has none).
+    this.startRunSql = this.mysql
+      ? `INSERT INTO ${this.checkpoints} (consumer, position, until_position) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE position = LEAST(position, VALUES(position)), until_position = CASE WHEN until_position IS NULL OR VALUES(until_position) IS NULL THEN NULL ELSE GREATEST(until_position, VALUES(until_position)) END`
+      : `INSERT INTO ${this.checkpoints} (consumer, position, until_position) VALUES (?, ?, ?) ON CONFLICT (consumer) DO UPDATE SET position = MIN(position, excluded.position), until_position = CASE WHEN until_position IS NULL OR excluded.until_position IS NULL THEN NULL ELSE MAX(until_position, excluded.until_position) END`;
   }
 
   /** Adds the checkpoints missing, each at the last position given: a new consumer starts now. */
@@ -159,6 +166,62 @@ export class OutboxStore {
       [consumer],
     );
     return row ? Number(row.position) : undefined;
+  }
+
+  /**
+   * A batched reaction's run, claimed as `claim` claims a checkpoint: the last key it did, and the
+   * last it covers when it has a bound; undefined when no run is under way, or another instance holds
+   * it.
+   */
+  async claimRun(
+    manager: EntityManager,
+    consumer: string,
+  ): Promise<{ after: number; until?: number } | undefined> {
+    const [row] = await manager.query<Row[]>(
+      `SELECT position, until_position FROM ${this.checkpoints} WHERE consumer = ?${this.mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+      [consumer],
+    );
+    if (!row) return undefined;
+    const after = Number(row.position);
+    return row.until_position == null ? { after } : { after, until: Number(row.until_position) };
+  }
+
+  /**
+   * Starts a batched reaction's run after the key `after`, up to `until` when given; a run under way
+   * is widened to cover both.
+   */
+  async startRun(
+    manager: EntityManager,
+    consumer: string,
+    after: number,
+    until: number | undefined,
+  ): Promise<void> {
+    await manager.query(this.startRunSql, [consumer, after, until ?? null]);
+  }
+
+  /**
+   * Starts a run from the first key of each of `reactions` (`Provider.method`) this database has not
+   * back-filled yet, and marks it back-filled (`backfill:<name>`): once a database, whatever
+   * the restarts and instances. On MySQL the look-up locks the marker's place, so two instances
+   * starting together cannot both start it (the second waits, or deadlocks and is run again). The
+   * names of those it started.
+   */
+  async startBackfills(manager: EntityManager, reactions: readonly string[]): Promise<string[]> {
+    const started: string[] = [];
+    for (const reaction of reactions) {
+      const marker = `backfill:${reaction}`;
+      const [done] = await manager.query<Row[]>(
+        `SELECT position FROM ${this.checkpoints} WHERE consumer = ?${this.mysql ? ' FOR UPDATE' : ''}`,
+        [marker],
+      );
+      if (done) continue;
+      await manager.query(`INSERT INTO ${this.checkpoints} (consumer, position) VALUES (?, 0)`, [
+        marker,
+      ]);
+      await this.startRun(manager, reactionCheckpoint(reaction), 0, undefined);
+      started.push(reaction);
+    }
+    return started;
   }
 
   /** The consumer's checkpoint, read without a lock; undefined when it has none. */

@@ -6,6 +6,11 @@ import { type Publish } from './integration-event';
 export interface ReactionBatch {
   /** The last key the run has done: its checkpoint (0, or what `start` was given, at first). */
   readonly after: number;
+  /**
+   * The last key the run covers, when it was started with one (a recomputation of an import's ids):
+   * keys past it are not the run's, and the run ends once a batch reaches it. Undefined: every key.
+   */
+  readonly until?: number;
   /** How many keys this batch may take at most: the runner sizes it to stay well in time. */
   readonly limit: number;
   /** The batch's transaction, which also moves the checkpoint past what it returns. */
@@ -20,6 +25,12 @@ export type BatchedReactionMethod = (batch: ReactionBatch) => Promise<number | u
 export interface BatchedReactionOptions {
   /** The most keys a batch takes; fewer while batches take long. 500 unless told. */
   readonly batchSize?: number;
+  /**
+   * A back-fill: the first time an instance starts with this reaction against a database, it starts
+   * a run over every key, once. A module that reacts to other modules' events hears only the changes
+   * made from its first start on; its back-fill does the same for the rows that were there before.
+   */
+  readonly backfill?: boolean;
 }
 
 export const BATCHED_REACTION = Symbol('BATCHED_REACTION');
@@ -32,7 +43,8 @@ export const reactionCheckpoint = (name: string) => `reaction:${name}`;
  * recomputes every transaction): once started, it runs batch after batch, each in a transaction of
  * its own that also moves its checkpoint, until the method says it is done. Each batch is bounded by
  * DATABASE_TIMEOUT_MS like any unit; the runner takes fewer keys while batches take long, one
- * instance runs a reaction at a time, and a restart goes on from the checkpoint.
+ * instance runs a reaction at a time, and a restart goes on from the checkpoint. A run starts with
+ * `BatchedReactions.start`, and for a back-fill (`backfill: true`) once a database on its own.
  */
 export function BatchedReaction(options: BatchedReactionOptions = {}) {
   return <M extends BatchedReactionMethod>(

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { type ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { type Row, type Statement } from '../common/statement';
 import { UnitOfWork } from '../database/unit-of-work';
+import { INT32_MAX } from '../wire';
 import { AGENT_CHAIN_FIELDS, type AgentChainField } from './agent-chain';
 import { type TransactionDto } from './dto/transaction.dto';
 import { TransactionEntity } from './entities/transaction.entity';
@@ -103,20 +104,21 @@ export class TransactionQueries {
     const escape = (name: string) => dataSource.driver.escape(name);
     const transactions = dataSource.getMetadata(TransactionEntity);
     const key = escape(transactions.findColumnWithPropertyName('transaction_id')!.databaseName);
-    this.idsAfterSql = `SELECT ${key} AS id FROM ${escape(transactions.tableName)} WHERE ${key} > ? ORDER BY ${key} LIMIT ?`;
+    this.idsAfterSql = `SELECT ${key} AS id FROM ${escape(transactions.tableName)} WHERE ${key} > ? AND ${key} <= ? ORDER BY ${key} LIMIT ?`;
   }
 
   /**
-   * The ids of up to `limit` transactions after the id `after`, ascending: for a module that walks
-   * every transaction a batch at a time (a batched reaction), by the primary key's order.
+   * The ids of up to `limit` transactions after the id `after`, up to the id `until` included when
+   * given, ascending: for a module that walks the transactions a batch at a time (a batched reaction,
+   * its run's `after` and `until`), by the primary key's order.
    */
-  async idsAfter(after: number, limit: number): Promise<number[]> {
+  async idsAfter(after: number, limit: number, until = INT32_MAX): Promise<number[]> {
     if (!Number.isSafeInteger(limit) || limit < 1)
       throw new RangeError(
         `A batch of transaction ids takes a positive whole number, not ${limit}.`,
       );
     const [rows] = await this.unitOfWork.readStatements(
-      [{ sql: this.idsAfterSql, parameters: [after, limit] }],
+      [{ sql: this.idsAfterSql, parameters: [after, until, limit] }],
       { replica: true },
     );
     return rows.map((row) => Number(row.id));

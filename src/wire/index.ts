@@ -13,6 +13,7 @@ export {
   XmlCollectionReader,
 } from './codecs/xml.codec';
 export { Int32ParamPipe } from './http/int32-param.pipe';
+export { WireParamPipe } from './http/wire-param.pipe';
 export { requestMediaType } from './http/wire-body';
 export { queryStringOf, readQuery } from './http/query-string';
 export { RouteMethods } from './http/route-methods';

@@ -185,3 +185,33 @@ export class EventHandlersModule implements OnModuleInit {
     );
   }
 }
+
+/** A reaction that back-fills: it logs each batch it did (committed with it). */
+@Injectable()
+export class TransactionTally {
+  constructor(private readonly transactions: TransactionQueries) {}
+
+  @BatchedReaction({ batchSize: 250, backfill: true })
+  async backfill({ after, limit, manager }: ReactionBatch): Promise<number | undefined> {
+    const ids = await this.transactions.idsAfter(after, limit);
+    if (ids.length === 0) return undefined;
+    await manager.query('INSERT INTO tally_log (first_id, last_id, keys_done) VALUES (?, ?, ?)', [
+      ids[0],
+      ids.at(-1),
+      ids.length,
+    ]);
+    return ids.length < limit ? undefined : ids.at(-1);
+  }
+}
+
+/** A module deployed on a database that has transactions already: it back-fills them. */
+@Module({ imports: [TransactionModule], providers: [TransactionTally] })
+export class TallyModule implements OnModuleInit {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.dataSource.query(
+      'CREATE TABLE IF NOT EXISTS tally_log (first_id INT NOT NULL, last_id INT NOT NULL, keys_done INT NOT NULL)',
+    );
+  }
+}

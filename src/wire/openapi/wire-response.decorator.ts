@@ -151,17 +151,23 @@ export const WireResponse = (
 /**
  * Declares a route that creates: it answers 201 Created with `Location`, the new resource's address,
  * which the route sets (`response.location(…)`), and no ETag. With `type` and `example`, the created
- * resource is the body, written in the negotiated format; without, the answer has no body.
+ * resource is the body, written in the negotiated format; without, the answer has no body. With
+ * `replaced`, the route creates or replaces (a PUT naming the resource's key): it answers 204 No
+ * Content, which `replaced` describes, unless it created, when it sets 201 and Location itself
+ * (`response.status(201).location(…)`).
  */
 export const WireCreated = (options: {
   description: string;
   type?: WireClass;
   example?: object;
+  replaced?: string;
 }) => {
-  const { description, type, example } = options;
+  const { description, type, example, replaced } = options;
   const headers = headersOf(['Location']);
   return applyDecorators(
-    HttpCode(201),
+    ...(replaced === undefined
+      ? [HttpCode(201)]
+      : [HttpCode(204), ApiResponse({ status: 204, description: replaced })]),
     ...(type && example
       ? [
           writtenBody(type, false),

@@ -117,17 +117,25 @@ export class TestLedger {
       ]);
   }
 
+  /** Recomputes the splits of the import's transactions: from its first id to its last. */
   @OnIntegrationEvent(DATA_IMPORTED)
   async imported(event: ReceivedEvent<DataImportedDto>): Promise<void> {
-    const from = event.data.transaction_id_from;
+    const { transaction_id_from: from, transaction_id_to: to } = event.data;
     // In this step's transaction: the recomputation starts if, and only if, it commits.
-    if (from != null) await this.reactions.start(TestLedger, 'recompute', from - 1);
+    if (from != null && to != null)
+      await this.reactions.start(TestLedger, 'recompute', from - 1, to);
   }
 
-  /** Recomputes the splits of every transaction after `after`, a batch at a time. */
+  /** Recomputes the splits of the run's transactions (after `after`, up to `until`), a batch at a time. */
   @BatchedReaction()
-  async recompute({ after, limit, manager, publish }: ReactionBatch): Promise<number | undefined> {
-    const ids = await this.transactions.idsAfter(after, limit);
+  async recompute({
+    after,
+    until,
+    limit,
+    manager,
+    publish,
+  }: ReactionBatch): Promise<number | undefined> {
+    const ids = await this.transactions.idsAfter(after, limit, until);
     if (ids.length === 0) return undefined;
     const [chains, amounts] = await Promise.all([
       this.transactions.agentChainsOf(ids),

@@ -8,6 +8,7 @@ import { EventIdIndex1795874984598 } from './1795874984598-EventIdIndex';
 import { AgentHistoryVersions1795875575502 } from './1795875575502-AgentHistoryVersions';
 import { AddWebhookSubscription1795889068074 } from './1795889068074-AddWebhookSubscription';
 import { AddWebhookOwner1796588649087 } from './1796588649087-AddWebhookOwner';
+import { ReactionRunBound1796599053919 } from './1796599053919-ReactionRunBound';
 
 /** The production schema, oldest first; applied by `npm run migration:run` or MIGRATIONS_RUN=true. */
 export const MYSQL_MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MYSQL_MIGRATIONS = [
   AgentHistoryVersions1795875575502,
   AddWebhookSubscription1795889068074,
   AddWebhookOwner1796588649087,
+  ReactionRunBound1796599053919,
 ];

@@ -8,6 +8,7 @@ import { EventIdIndex1795874974748 } from './1795874974748-EventIdIndex';
 import { AgentHistoryVersions1795875530975 } from './1795875530975-AgentHistoryVersions';
 import { AddWebhookSubscription1795889062027 } from './1795889062027-AddWebhookSubscription';
 import { AddWebhookOwner1796588638215 } from './1796588638215-AddWebhookOwner';
+import { ReactionRunBound1796599046062 } from './1796599046062-ReactionRunBound';
 
 /** The embedded database's schema, oldest first; the service applies them at every start. */
 export const SQLITE_MIGRATIONS = [
@@ -21,4 +22,5 @@ export const SQLITE_MIGRATIONS = [
   AgentHistoryVersions1795875530975,
   AddWebhookSubscription1795889062027,
   AddWebhookOwner1796588638215,
+  ReactionRunBound1796599046062,
 ];
