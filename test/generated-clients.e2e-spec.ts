@@ -11,11 +11,13 @@ import { RunningApp } from './support/test-app';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
 
 /**
- * Clients as a client team generates them from the document the service serves, each with its
- * generator's own command and nothing but a base URL given, compiled under strict tsc with the
- * generated code and run against a listening service: every operation that takes a JSON body, and
- * the reads, each answering its typed success and its typed errors (400, 403, 404, 409, 412, and 503
- * while the database is locked). Nothing generated is committed: it all lives in a scratch directory.
+ * Clients as a client team generates them from the document the service serves (in apikey mode: its
+ * ApiKey scheme is what the clients authenticate with), each with its generator's own command on its
+ * defaults, a base URL aside (and hey-api's plugin that reads dates as dates), compiled under strict
+ * tsc with the generated code and run against a listening service: every operation that takes a
+ * JSON body, and the reads, each answering its typed success and its typed errors (400, 403, 404,
+ * 409, 412, and 503 while the database is locked). No generated file is edited, and none is
+ * committed: they all live in a scratch directory.
  */
 const SCRATCH = join(REPO_ROOT, 'node_modules', '.cache', 'generated-clients');
 
@@ -40,7 +42,7 @@ interface Input {
   /** Where its webhook points: nothing listens, and no event its types select is published. */
   hookUrl: string;
   /** Whether the database is locked: the program then makes only the calls that answer 503. */
-  locked: boolean;
+  databaseLocked: boolean;
 }
 
 /** What a consumer program printed: the name of each of its calls, with what that call observed. */
@@ -73,7 +75,7 @@ const HARNESS = `export interface Input {
   keys: { own: string; reader: string };
   ids: { updated: number; invalid: number; locked: number; stale: number; missing: number };
   hookUrl: string;
-  locked: boolean;
+  databaseLocked: boolean;
 }
 
 export const input = JSON.parse(process.argv[2] ?? '{}') as Input;
@@ -89,7 +91,7 @@ export async function runCalls(
   whileLocked: Record<string, () => Promise<unknown>>,
 ): Promise<void> {
   const observed: Record<string, unknown> = {};
-  for (const [name, call] of Object.entries(input.locked ? whileLocked : calls))
+  for (const [name, call] of Object.entries(input.databaseLocked ? whileLocked : calls))
     observed[name] = await call();
   process.stdout.write(JSON.stringify(observed));
 }
@@ -1080,7 +1082,7 @@ describe('generated clients, compiled under strict tsc, calling the service', ()
     const directory = join(SCRATCH, client.folder);
     let diagnostics: string[];
     let observed: Observed;
-    let locked: Observed;
+    let unavailable: Observed;
 
     beforeAll(async () => {
       await mkdir(directory, { recursive: true });
@@ -1096,8 +1098,10 @@ describe('generated clients, compiled under strict tsc, calling the service', ()
         ids,
         hookUrl: `http://127.0.0.1:9/hooks/${client.folder}`,
       };
-      observed = await run(directory, { ...input, locked: false });
-      locked = await whileLocked(database, () => run(directory, { ...input, locked: true }));
+      observed = await run(directory, { ...input, databaseLocked: false });
+      unavailable = await whileLocked(database, () =>
+        run(directory, { ...input, databaseLocked: true }),
+      );
     });
 
     it('compiles with its generated code under strict tsc, refusing what the types forbid', () => {
@@ -1173,7 +1177,7 @@ describe('generated clients, compiled under strict tsc, calling the service', ()
     });
 
     it('reads a typed 503 with Retry-After while the database is locked', () => {
-      expect(locked).toEqual({
+      expect(unavailable).toEqual({
         unavailable: {
           status: 503,
           message: expect.stringMatching(/ Retry later\.$/),
