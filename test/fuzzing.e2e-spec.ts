@@ -1,7 +1,8 @@
+import { type OpenAPIObject, type OperationObject } from '@nestjs/swagger';
 import { parse as parseContentType } from 'content-type';
 import fc from 'fast-check';
 import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
-import { OPENAPI_PATHS } from '../src/openapi/openapi-document';
+import { OPENAPI_PATHS, requestBodyOf } from '../src/openapi/openapi-document';
 import { AGENT_CHAIN_FIELDS } from '../src/transaction/agent-chain';
 import { UpdateAgentsDto } from '../src/transaction/dto/update-agents.dto';
 import { INT32_MAX, INT32_MIN, RouteMethods, wireModelOf } from '../src/wire';
@@ -122,7 +123,9 @@ function operationOf(document: Json, operation: Json | undefined): Operation | u
     successSchema: resolve(content['application/json']?.schema as Json | undefined),
     xmlRoot: resolve(content['application/xml']?.schema as Json | undefined)?.xml?.name as
       string | undefined,
-    requestTypes: Object.keys((operation.requestBody?.content ?? {}) as Json),
+    requestTypes: Object.keys(
+      requestBodyOf(document as OpenAPIObject, operation as OperationObject)?.content ?? {},
+    ),
   };
 }
 

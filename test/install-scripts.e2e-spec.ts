@@ -7,8 +7,9 @@ import { REPO_ROOT } from './support/processes';
  * npm runs a dependency's install scripts only as `allowScripts` in package.json says, and none is
  * needed: better-sqlite3 13 ships its binding built (npm would compile it again, from the binding.gyp
  * it also ships), swagger-ui-dist's install telemetry (@scarf/scarf)
- * is refused, so is protobufjs's version-scheme warning, and so is the file watcher's build from
- * source (@parcel/watcher, Jest's, whose binary comes in its platform package). npm itself is asked
+ * is refused, so is protobufjs's version-scheme warning, the file watcher's build from source
+ * (@parcel/watcher, Jest's, whose binary comes in its platform package), and esbuild's check of its
+ * binary (orval's bundler; the binary, too, comes in its platform package). npm itself is asked
  * whether any installed script is left unreviewed.
  */
 describe('the install-script policy', () => {
@@ -25,6 +26,7 @@ describe('the install-script policy', () => {
       '@scarf/scarf': false,
       protobufjs: false,
       '@parcel/watcher': false,
+      esbuild: false,
     });
   });
 });

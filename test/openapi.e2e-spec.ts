@@ -1,7 +1,8 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { type Response } from 'supertest';
 import { type INestApplication } from '@nestjs/common';
-import { type OpenAPIObject } from '@nestjs/swagger';
+import { type OpenAPIObject, type OperationObject } from '@nestjs/swagger';
+import { generateKeyPairSync } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { version } from '../package.json';
@@ -11,7 +12,8 @@ import { ASYNCAPI_PATH } from '../src/openapi/asyncapi-document';
 import {
   createOpenApiDocument,
   OPENAPI_PATHS,
-  SERVER_DESCRIPTION,
+  requestBodyOf,
+  serverDescription,
 } from '../src/openapi/openapi-document';
 import Ajv, { type ValidateFunction } from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
@@ -29,6 +31,8 @@ import {
 } from '../src/transaction/transaction.errors';
 import {
   type BoundRecord,
+  DATE_DESCRIPTION,
+  DECIMAL_DESCRIPTION,
   declaredWireModels,
   FORM_MEDIA_TYPE,
   FormReader,
@@ -84,7 +88,9 @@ describe('the OpenAPI document', () => {
 
   it('lists every route with all its request and response media types and its error statuses', () => {
     const update = document.paths['/api/Transaction/UpdateAgents'].post as Json;
-    expect(Object.keys(update.requestBody.content).sort()).toEqual(REQUEST_TYPES);
+    expect(Object.keys(requestBodyOf(document, update as OperationObject)!.content).sort()).toEqual(
+      REQUEST_TYPES,
+    );
     expect(Object.keys(update.responses).sort()).toEqual([
       '204',
       '400',
@@ -169,6 +175,49 @@ describe('the OpenAPI document', () => {
     expect(documented.sort()).toEqual(served.sort());
   });
 
+  it('lists JSON first in every body, names each request body with JSON as its x-contentType, and declares a bodiless success JSON', () => {
+    const firstTypes = new Set<string>();
+    let requests = 0;
+    for (const [path, item] of Object.entries(document.paths))
+      for (const [method, operation] of Object.entries(item as Json) as Array<[string, Json]>) {
+        const name = `${method} ${path}`;
+        if (operation.requestBody) {
+          requests += 1;
+          // A generator that takes one media type of a named body takes its first: JSON.
+          expect({ name, body: operation.requestBody as unknown }).toEqual({
+            name,
+            body: { $ref: `#/components/requestBodies/${operation.operationId}` },
+          });
+          expect({ name, type: operation['x-contentType'] as unknown }).toEqual({
+            name,
+            type: 'application/json',
+          });
+          firstTypes.add(
+            Object.keys(requestBodyOf(document, operation as OperationObject)!.content)[0],
+          );
+        }
+        for (const [status, response] of Object.entries(operation.responses as Json)) {
+          const content = (response as Json).content as Json | undefined;
+          // Every success declares JSON; a 204's, with any value as its schema, has generators
+          // parse the errors beside it.
+          if (status.startsWith('2'))
+            expect({ name, status, json: content?.['application/json'] !== undefined }).toEqual({
+              name,
+              status,
+              json: true,
+            });
+          if (status === '204')
+            expect({ name, content }).toEqual({
+              name,
+              content: { 'application/json': { schema: {} } },
+            });
+          if (content) firstTypes.add(Object.keys(content)[0]);
+        }
+      }
+    expect(requests).toBeGreaterThanOrEqual(3);
+    expect([...firstTypes]).toEqual(['application/json']);
+  });
+
   it('states the seed: exact names, int32, decimals, date-times, nullable members, required financetype, ranges, XML', () => {
     const schemas = document.components!.schemas as Json;
     const transaction = schemas.Transaction;
@@ -195,6 +244,7 @@ describe('the OpenAPI document', () => {
     expect(transaction.properties.sellingprice).toEqual({
       type: 'number',
       format: 'decimal',
+      description: DECIMAL_DESCRIPTION,
       minimum: 0.5,
       exclusiveMinimum: true,
       maximum: 100000000.5,
@@ -205,11 +255,13 @@ describe('the OpenAPI document', () => {
     expect(transaction.properties.discount).toEqual({
       type: 'number',
       format: 'decimal',
+      description: DECIMAL_DESCRIPTION,
       nullable: true,
     });
     expect(transaction.properties.reservationdate).toEqual({
       type: 'string',
       format: 'date-time',
+      description: DATE_DESCRIPTION,
       nullable: true,
     });
     // Only the text UpdateAgents stores is bounded, by its column; other text, as the legacy's, is not.
@@ -280,9 +332,11 @@ describe('the OpenAPI document', () => {
       );
     }
     // Swagger UI's server drop-down reads `url - description`.
-    expect(document.servers).toEqual([{ url: '.', description: SERVER_DESCRIPTION }]);
-    expect(`. - ${SERVER_DESCRIPTION}`).toBe(
-      '. - this service, at the address this page was loaded from',
+    expect(document.servers).toEqual([
+      { url: '', description: serverDescription(loadAppConfig({})) },
+    ]);
+    expect(` - ${document.servers![0].description}`).toBe(
+      ' - this service, at the root of the host this document was loaded from',
     );
     expect(new Set(document.tags!.map(({ name }) => name))).toEqual(
       new Set(operations.flatMap((operation) => operation.tags as string[])),
@@ -325,7 +379,9 @@ describe('the OpenAPI document', () => {
     for (const [path, item] of Object.entries(document.paths)) {
       for (const operation of Object.values(item as Json)) {
         const bodies = [
-          ...(operation.requestBody ? [{ ...operation.requestBody, request: true }] : []),
+          ...(operation.requestBody
+            ? [{ ...requestBodyOf(document, operation), request: true }]
+            : []),
           ...Object.values(operation.responses as Json),
         ] as Json[];
         for (const { content, request } of bodies) {
@@ -408,7 +464,9 @@ describe('the OpenAPI document', () => {
           }).toEqual({ parameter: parameter.name, example: undefined });
     // It fills a form from its schema's property examples, posting a null as the word.
     const update = document.paths['/api/Transaction/UpdateAgents'].post as Json;
-    const form = update.requestBody.content[FORM_MEDIA_TYPE] as Json;
+    const form = requestBodyOf(document, update as OperationObject)!.content[
+      FORM_MEDIA_TYPE
+    ] as Json;
     const formSchema = (form.schema as { $ref: string }).$ref.split('/').pop()!;
     const fields = schemas[formSchema].properties as Json;
     for (const [name, field] of Object.entries(fields)) {
@@ -420,16 +478,9 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it("states each operation's scope: under OAuth2, in x-required-scopes and its description, with its own 403", () => {
-    const schemes = document.components!.securitySchemes as Json;
-    expect(Object.keys(schemes).sort()).toEqual(['ApiKey', 'Bearer', 'OAuth2']);
-    const flow = schemes.OAuth2.flows.clientCredentials as Json;
-    expect(Object.keys(flow.scopes as Json).sort()).toEqual(
-      declaredScopes()
-        .map(({ name }) => name)
-        .sort(),
-    );
-    expect(flow.tokenUrl).toMatch(/^https:\/\//);
+  it("states each operation's scope in x-required-scopes and its description, with its own 403; with AUTH_MODE none no scheme", () => {
+    // The committed document is the default mode's, none: nothing to authorize.
+    expect(document.components!.securitySchemes).toBeUndefined();
     // The service's own operations, pinned; a module's states its scope with @RequiresScope, which
     // x-required-scopes shows and the rest of this test holds the document to.
     const scopeOf = {
@@ -445,15 +496,12 @@ describe('the OpenAPI document', () => {
       ),
     );
     for (const [name, operation] of operations) {
+      expect({ name, security: operation.security as unknown }).toEqual({ name, security: [] });
+      if (name.includes(' /health/')) continue;
       const scope =
         (scopeOf[name as keyof typeof scopeOf] as string | undefined) ??
         (operation['x-required-scopes'] as string[] | undefined)?.[0];
-      if (name.includes(' /health/')) {
-        expect({ name, security: operation.security as unknown }).toEqual({ name, security: [] });
-        continue;
-      }
       expect({ name, scope }).toEqual({ name, scope: expect.any(String) as unknown });
-      expect(operation.security).toEqual([{}, { ApiKey: [] }, { Bearer: [] }, { OAuth2: [scope] }]);
       expect(operation['x-required-scopes']).toEqual([scope]);
       expect(operation.description).toContain(`\`${scope}\``);
       const forbidden = operation.responses['403'] as Json;
@@ -465,6 +513,83 @@ describe('the OpenAPI document', () => {
       expect(forbidden.content['application/xml'].example).toMatch(
         new RegExp(`^<Error><Message>[^<]* ${scope}, [^<]*</Message></Error>$`),
       );
+    }
+  });
+
+  it("serves the running AUTH_MODE's security schemes at /swagger-json and to the UI (a token URL only when configured), and PUBLIC_BASE_URL as its server", async () => {
+    const jwt = {
+      AUTH_MODE: 'jwt',
+      AUTH_JWT_PUBLIC_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 })
+        .publicKey.export({ type: 'spki', format: 'pem' })
+        .toString(),
+      AUTH_JWT_ISSUER: 'https://login.example.com/',
+      AUTH_JWT_AUDIENCE: 'property-sales-api',
+    };
+    const tokenUrl = 'https://login.example.com/oauth2/v2.0/token';
+    const scopes = Object.fromEntries(
+      declaredScopes().map(({ name, description }) => [name, description]),
+    );
+    // Each mode, with the schemes it shows and what UpdateAgents requires: any one of them.
+    const modes: Array<[Record<string, string>, Json, Json[]]> = [
+      [{ AUTH_MODE: 'none' }, {}, []],
+      [
+        {
+          AUTH_MODE: 'apikey',
+          AUTH_API_KEYS: apiKeyEntry('partner', 'oa-partner-5c1e8b3d'),
+          PUBLIC_BASE_URL: 'https://api.example.com/property-sales/',
+        },
+        { ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } },
+        [{ ApiKey: [] }],
+      ],
+      [jwt, { Bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } }, [{ Bearer: [] }]],
+      [
+        { ...jwt, AUTH_JWT_TOKEN_URL: tokenUrl },
+        {
+          Bearer: { type: 'http', scheme: 'bearer' },
+          OAuth2: { type: 'oauth2', flows: { clientCredentials: { tokenUrl, scopes } } },
+        },
+        [{ Bearer: [] }, { OAuth2: ['transactions:write'] }],
+      ],
+    ];
+    for (const [env, schemes, security] of modes) {
+      const running = await RunningApp.start('sqlite::memory:', env);
+      try {
+        const served = (await running.http.get('/swagger-json').expect(200)).body as Json;
+        const mode = env.AUTH_MODE + (env.AUTH_JWT_TOKEN_URL ? ' with a token URL' : '');
+        const shown = (served.components.securitySchemes ?? {}) as Json;
+        expect({ mode, schemes: Object.keys(shown) }).toEqual({
+          mode,
+          schemes: Object.keys(schemes),
+        });
+        expect({ mode, shown }).toMatchObject({ mode, shown: schemes });
+        const update = served.paths['/api/Transaction/UpdateAgents'].post as Json;
+        expect({ mode, security: update.security as unknown }).toEqual({ mode, security });
+        expect(served.paths['/health/live'].get.security).toEqual([]);
+        // Its server: PUBLIC_BASE_URL, without its trailing slash, where one is set.
+        expect({ mode, servers: served.servers as unknown }).toEqual({
+          mode,
+          servers: [
+            env.PUBLIC_BASE_URL
+              ? {
+                  url: 'https://api.example.com/property-sales',
+                  description: 'this service, as its clients reach it (PUBLIC_BASE_URL)',
+                }
+              : document.servers![0],
+          ],
+        });
+        // Swagger UI's Authorize dialog offers the schemes of the document its page is set up with,
+        // written into the page's script as JSON: the same.
+        const ui = (await running.http.get('/swagger/swagger-ui-init.js').expect(200)).text;
+        const options = JSON.parse(/let options = (\{[\s\S]*?\n\});/.exec(ui)![1]) as Json;
+        expect({ mode, offered: options.swaggerDoc.components.securitySchemes as unknown }).toEqual(
+          {
+            mode,
+            offered: served.components.securitySchemes as unknown,
+          },
+        );
+      } finally {
+        await running.close();
+      }
     }
   });
 
@@ -542,8 +667,10 @@ describe('the OpenAPI document', () => {
   it('gives UpdateAgents examples that, sent unchanged, change only the agent members they name', async () => {
     const running = await RunningApp.start('sqlite::memory:', { DEMO_DATA: 'true' });
     try {
-      const content = (document.paths['/api/Transaction/UpdateAgents'].post as Json).requestBody
-        .content as Json;
+      const { content } = requestBodyOf(
+        document,
+        document.paths['/api/Transaction/UpdateAgents'].post!,
+      )!;
       const example = content['application/json'].example as Json;
       const id = example.transaction_id as number;
       const read = async () =>

@@ -599,6 +599,29 @@ describe('loadAppConfig', () => {
       expect(configurationErrorOf({ RATE_LIMIT: 'lots' }).message).toContain('RATE_LIMIT');
     });
 
+    it('reads PUBLIC_BASE_URL as an http(s) URL or a path, without its trailing slash; empty by default', () => {
+      expect(loadAppConfig({}).publicBaseUrl).toBe('');
+      for (const [given, read] of [
+        ['https://api.example.com/property-sales/', 'https://api.example.com/property-sales'],
+        ['http://127.0.0.1:8080', 'http://127.0.0.1:8080'],
+        ['/property-sales', '/property-sales'],
+        ['/', ''],
+      ])
+        expect(loadAppConfig({ PUBLIC_BASE_URL: given }).publicBaseUrl).toBe(read);
+      for (const refused of [
+        'api.example.com',
+        'ftp://api.example.com',
+        '//api.example.com',
+        'https://api.example.com/?a=1',
+        'https://api.example.com/#top',
+        'https://user:secret@api.example.com',
+        'property-sales',
+      ])
+        expect(configurationErrorOf({ PUBLIC_BASE_URL: refused }).problems).toEqual([
+          `PUBLIC_BASE_URL must be an http:// or https:// URL, or a path from /, without a query or fragment (got '${refused}')`,
+        ]);
+    });
+
     it('limits failed authentications by default once authentication is on, AUTH_FAILURE_LIMIT=0 aside', () => {
       const withKeys = { AUTH_MODE: 'apikey', AUTH_API_KEYS: `ops=sha256:${'a'.repeat(64)}` };
       expect(loadAppConfig(withKeys).rateLimit).toEqual(

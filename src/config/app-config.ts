@@ -59,6 +59,11 @@ export interface AppConfig {
   /** The OpenAPI UI and document: open, behind the API's authentication, or not served. */
   readonly swagger: 'public' | 'protected' | 'off';
   /**
+   * Where clients reach the service, as its gateway publishes it: an http(s) URL or a path, without a
+   * trailing `/`. The OpenAPI document's server; empty for the root of the host it is loaded from.
+   */
+  readonly publicBaseUrl: string;
+  /**
    * The Prometheus metrics at /metrics: open, behind the API's authentication, open on the health port
    * alone, or not served.
    */
@@ -410,6 +415,30 @@ function readTrustProxy(reader: EnvironmentReader, env: Environment): boolean | 
     'must be true, false, a hop count, or addresses and subnets',
   );
   return raw;
+}
+
+/**
+ * PUBLIC_BASE_URL: an http(s) URL or a path from the root, with no query, fragment or credentials;
+ * a trailing `/` is dropped, so that a client joins it to `/api/…` with no doubled slash.
+ */
+function readPublicBaseUrl(reader: EnvironmentReader): string {
+  const given = reader.text('PUBLIC_BASE_URL', '').trim();
+  const url = given.endsWith('/') ? given.slice(0, -1) : given;
+  const parsed = URL.parse(url, 'http://host');
+  reader.check(
+    'PUBLIC_BASE_URL',
+    url === '' ||
+      (parsed !== null &&
+        !url.endsWith('/') &&
+        /^https?:$/.test(parsed.protocol) &&
+        !parsed.search &&
+        !parsed.hash &&
+        !parsed.username &&
+        !parsed.password &&
+        (/^https?:\/\//i.test(url) || (url.startsWith('/') && !url.startsWith('//')))),
+    'must be an http:// or https:// URL, or a path from /, without a query or fragment',
+  );
+  return url;
 }
 
 function readOrigins(reader: EnvironmentReader, env: Environment): string[] {
@@ -766,6 +795,7 @@ export function loadAppConfig(env: Environment = process.env, { serving = true }
     connections,
     auth,
     swagger: reader.oneOf('SWAGGER', ['public', 'protected', 'off'], 'public'),
+    publicBaseUrl: readPublicBaseUrl(reader),
     metrics: readMetrics(reader, connections),
     commit: reader.text('SERVICE_COMMIT', 'unknown'),
     rateLimit: readRateLimit(reader, env, auth),

@@ -240,13 +240,19 @@ export const CONFIGURATION_VARIABLES: readonly ConfigurationVariable[] = [
     names: ['AUTH_JWT_TOKEN_URL'],
     default: '(empty)',
     meaning:
-      "With `jwt`: the identity provider's token endpoint, shown in the OpenAPI document's OAuth 2.0 client-credentials flow (Swagger UI's Authorize dialog).",
+      "With `jwt`: the identity provider's token endpoint. Only when it is set does the OpenAPI document offer the OAuth 2.0 client-credentials flow (in Swagger UI's Authorize dialog), with it as the token URL.",
   },
   {
     names: ['SWAGGER'],
     default: '`public`',
     meaning:
       '`public`, `protected` (same authentication as the API, scope `api-docs:read`) or `off`.',
+  },
+  {
+    names: ['PUBLIC_BASE_URL'],
+    default: '(empty: the root of the host the document is loaded from)',
+    meaning:
+      'Where clients reach the service, as the gateway publishes it: `https://api.example.com/property-sales`, or a path such as `/property-sales`. The OpenAPI document\'s server: the address Swagger UI\'s "Try it out" calls and generated clients take as their default base URL. Set it when a gateway serves the service under a path.',
   },
   {
     names: ['SERVICE_COMMIT'],

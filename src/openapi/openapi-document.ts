@@ -4,8 +4,10 @@ import {
   type OpenAPIObject,
   type OperationObject,
   type ReferenceObject,
+  type RequestBodyObject,
   type ResponseObject,
   type SchemaObject,
+  type SecuritySchemeObject,
   SwaggerModule,
 } from '@nestjs/swagger';
 import { declaredScopes, declareScope, REQUIRED_SCOPES_EXTENSION } from '../auth/scopes';
@@ -41,7 +43,10 @@ export function canonical(
   if (Array.isArray(value)) return value.map((item) => canonical(item, verbatim, parentKey));
   if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value as Record<string, unknown>);
-  if (parentKey !== 'properties') entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (parentKey !== 'properties')
+    entries.sort(
+      ([a], [b]) => keyOrder(a, parentKey) - keyOrder(b, parentKey) || (a < b ? -1 : a > b ? 1 : 0),
+    );
   return Object.fromEntries(
     entries.map(([key, child]) => [
       key,
@@ -49,6 +54,15 @@ export function canonical(
     ]),
   );
 }
+
+/**
+ * JSON is the first media type of every body, request or response, and the others follow in name
+ * order: a generator that takes one type of several takes the first.
+ */
+const keyOrder = (key: string, parentKey?: string) =>
+  parentKey === 'content' && key === JSON_MEDIA_TYPE ? 0 : 1;
+
+const JSON_MEDIA_TYPE = 'application/json';
 
 /** An OpenAPI example, and each entry of `examples` (a body in its `value`). */
 const OPENAPI_EXAMPLE = (key: string, parentKey?: string) =>
@@ -155,26 +169,121 @@ function requireResponseMembers(document: OpenAPIObject): void {
   }
 }
 
-/** Where Swagger UI's Authorize dialog gets a token: AUTH_JWT_TOKEN_URL, else a reserved example. */
-const tokenUrlOf = (config: AppConfig) =>
-  (config.auth.mode === 'jwt' && config.auth.tokenUrl) ||
-  'https://identity-provider.invalid/oauth2/token';
+/**
+ * The security schemes of the running AUTH_MODE, which Swagger UI's Authorize dialog offers: none
+ * with `none` (a gateway authenticates); the key with `apikey`; with `jwt` the bearer token, and the
+ * OAuth 2.0 client-credentials flow, which lists the scopes, only when AUTH_JWT_TOKEN_URL says where
+ * tokens come from.
+ */
+function securitySchemesOf({ auth }: AppConfig): Record<string, SecuritySchemeObject> {
+  if (auth.mode === 'apikey')
+    return {
+      ApiKey: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-Api-Key',
+        description:
+          'The key in X-Api-Key (or `Authorization: ApiKey <key>`). A key may call what ' +
+          `AUTH_API_KEYS grants it; each operation names its scope in ${REQUIRED_SCOPES_EXTENSION}.`,
+      },
+    };
+  if (auth.mode === 'none') return {};
+  return {
+    Bearer: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description:
+        "An access token of the configured issuer and audience, with the operation's scope in its " +
+        '`scope` or `scp` claim, or granted to one of its `roles`.',
+    },
+    ...(auth.tokenUrl && {
+      OAuth2: {
+        type: 'oauth2',
+        description:
+          'The scopes a token may carry. Tokens come from the identity provider; the service only ' +
+          "verifies them, and answers 403 when a token lacks an operation's scope.",
+        flows: {
+          clientCredentials: {
+            tokenUrl: auth.tokenUrl,
+            scopes: Object.fromEntries(
+              declaredScopes().map(({ name, description }) => [name, description]),
+            ),
+          },
+        },
+      },
+    }),
+  };
+}
 
 /**
- * Each operation's security: with AUTH_MODE none nothing, with apikey a key, with jwt a token; the
- * scope it requires under OAuth2 (OpenAPI 3.0 lists scopes for OAuth 2.0 schemes only) and in its
- * description. The probes are always open.
+ * The running mode's schemes, and each operation's security: any one of them, with the scope the
+ * operation requires under OAuth2 (OpenAPI 3.0 lists scopes for OAuth 2.0 schemes only); with
+ * AUTH_MODE none, no scheme and nothing required. Every mode's document names the scope in the
+ * operation's description and `x-required-scopes`. The probes are always open.
  */
-function requireScopes(document: OpenAPIObject): void {
+function declareSecurity(document: OpenAPIObject, config: AppConfig): void {
+  const schemes = securitySchemesOf(config);
+  if (Object.keys(schemes).length > 0) document.components!.securitySchemes = schemes;
   for (const item of Object.values(document.paths))
     for (const operation of Object.values(item) as Array<
       OperationObject & Record<string, unknown>
     >) {
       const scopes = operation[REQUIRED_SCOPES_EXTENSION] as string[] | undefined;
-      operation.security = scopes ? [{}, { ApiKey: [] }, { Bearer: [] }, { OAuth2: scopes }] : [];
+      operation.security = scopes
+        ? Object.keys(schemes).map((name) => ({ [name]: name === 'OAuth2' ? scopes : [] }))
+        : [];
       if (scopes)
         operation.description = `${operation.description ?? ''}\n\nScope: ${scopes.map((scope) => `\`${scope}\``).join(', ')} (AUTH_MODE apikey or jwt; 403 without it).`;
     }
+}
+
+/**
+ * A success without a body (204) is declared JSON, as the errors beside it are: a generator that
+ * reads the success's format to parse the answer (swagger-typescript-api) then parses those errors,
+ * instead of leaving a typed error null. Its schema, any value, is there for a generator that drops
+ * a media type without one, and with it the success (orval). The answer itself carries no body.
+ */
+function declareBodilessSuccesses(document: OpenAPIObject): void {
+  for (const item of Object.values(document.paths))
+    for (const operation of Object.values(item) as OperationObject[])
+      for (const [status, response] of Object.entries(operation.responses) as Array<
+        [string, ResponseObject]
+      >)
+        if (/^2\d\d$/.test(status) && !response.content)
+          response.content = { [JSON_MEDIA_TYPE]: { schema: {} } };
+}
+
+/**
+ * Each operation's body as a named request body of the components (`UpdateAgents`), JSON first: a
+ * generator that takes one media type of a referenced body takes its first (orval), and sends JSON
+ * with its Content-Type instead of a union of every type with none. `x-contentType` names that type
+ * on the operation for a generator that reads the types of an inline body only
+ * (swagger-typescript-api), as Swagger 2's `consumes` did.
+ */
+function nameRequestBodies(document: OpenAPIObject): void {
+  const bodies: Record<string, RequestBodyObject> = {};
+  for (const item of Object.values(document.paths))
+    for (const operation of Object.values(item) as Array<
+      OperationObject & Record<string, unknown>
+    >) {
+      const body = operation.requestBody as RequestBodyObject | undefined;
+      if (!body || !operation.operationId) continue;
+      bodies[operation.operationId] = body;
+      operation.requestBody = { $ref: `#/components/requestBodies/${operation.operationId}` };
+      operation['x-contentType'] = JSON_MEDIA_TYPE;
+    }
+  if (Object.keys(bodies).length > 0) document.components!.requestBodies = bodies;
+}
+
+/** An operation's request body, whether inline or named in the components. */
+export function requestBodyOf(
+  document: OpenAPIObject,
+  operation: OperationObject,
+): RequestBodyObject | undefined {
+  const body = operation.requestBody;
+  if (!body || !('$ref' in body)) return body;
+  return document.components?.requestBodies?.[body.$ref.split('/').pop()!] as RequestBodyObject;
 }
 
 /**
@@ -194,50 +303,10 @@ export function createOpenApiDocument(
       .setTitle('Property Sales Service')
       .setDescription(DESCRIPTION)
       .setVersion(version)
-      .addApiKey(
-        {
-          type: 'apiKey',
-          in: 'header',
-          name: 'X-Api-Key',
-          description:
-            'AUTH_MODE apikey: the key in X-Api-Key (or `Authorization: ApiKey <key>`). A key may ' +
-            'call what AUTH_API_KEYS grants it; each operation names its scope in ' +
-            `${REQUIRED_SCOPES_EXTENSION} and under OAuth2.`,
-        },
-        'ApiKey',
-      )
-      .addBearerAuth(
-        {
-          type: 'http',
-          scheme: 'bearer',
-          bearerFormat: 'JWT',
-          description:
-            "AUTH_MODE jwt: an access token of the configured issuer and audience, with the operation's " +
-            'scope in its `scope` or `scp` claim, or granted to one of its `roles`.',
-        },
-        'Bearer',
-      )
-      .addOAuth2(
-        {
-          type: 'oauth2',
-          description:
-            'AUTH_MODE jwt: the scopes a token may carry. Tokens come from the identity provider ' +
-            "(AUTH_JWT_TOKEN_URL); the service only verifies them, and answers 403 when a token lacks an operation's scope.",
-          flows: {
-            clientCredentials: {
-              tokenUrl: tokenUrlOf(config),
-              scopes: Object.fromEntries(
-                declaredScopes().map(({ name, description }) => [name, description]),
-              ),
-            },
-          },
-        },
-        'OAuth2',
-      )
       .build(),
     { extraModels: [...extraModels] },
   );
-  requireScopes(document);
+  declareSecurity(document, config);
   const schemas = document.components?.schemas ?? {};
   for (const model of declaredWireModels()) {
     const schema = schemas[model.schemaName];
@@ -253,16 +322,21 @@ export function createOpenApiDocument(
     ),
   );
   document.info.license = { name: 'Proprietary: all rights reserved' };
-  // Relative to where the document is served: right behind a gateway that serves it under a path.
-  // Swagger UI's drop-down shows `url - description`, so the description says what '.' stands for.
-  document.servers = [{ url: '.', description: SERVER_DESCRIPTION }];
+  // PUBLIC_BASE_URL, or empty: the root of the host the document came from. Not '/', which a
+  // generator joins to '/api/…' as '//api/…', nor '.', which one takes for a base URL as it stands.
+  document.servers = [{ url: config.publicBaseUrl, description: serverDescription(config) }];
   const legacyError = schemas.LegacyError;
   if (legacyError && !('$ref' in legacyError)) legacyError.xml = { name: 'Error' };
+  declareBodilessSuccesses(document);
+  nameRequestBodies(document);
   return canonical(document, OPENAPI_EXAMPLE) as OpenAPIObject;
 }
 
-/** The one server: this service, wherever the page showing the document came from. */
-export const SERVER_DESCRIPTION = 'this service, at the address this page was loaded from';
+/** Swagger UI's drop-down shows `url - description`: the description says what the URL stands for. */
+export const serverDescription = ({ publicBaseUrl }: AppConfig) =>
+  publicBaseUrl
+    ? 'this service, as its clients reach it (PUBLIC_BASE_URL)'
+    : 'this service, at the root of the host this document was loaded from';
 
 export const OPENAPI_PATHS = ['/swagger', '/swagger-json', '/swagger-yaml'];
 

@@ -23,6 +23,8 @@ export { WireExpressAdapter } from './http/wire-express-adapter';
 export { NEGOTIATED_BY, WireFormats } from './http/wire-negotiation';
 export {
   BooleanField,
+  DATE_DESCRIPTION,
+  DECIMAL_DESCRIPTION,
   DECIMAL_PRECISION,
   DECIMAL_SCALE,
   DateField,

@@ -4,7 +4,7 @@ import { type OperationObject, type ParameterObject, type SchemaObject } from '@
 import { createApp } from '../../app.factory';
 import { loadAppConfig } from '../../config/app-config';
 import { declaredIntegrationEvents } from '../../events/integration-event';
-import { createOpenApiDocument } from '../../openapi/openapi-document';
+import { createOpenApiDocument, requestBodyOf } from '../../openapi/openapi-document';
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { ExactDecimal, NUMERAL, parseDecimal } from '../values/exact-decimal';
@@ -428,8 +428,10 @@ const CHECKED_KEYWORDS = new Set([
   'exclusiveMinimum',
   'exclusiveMaximum',
   ...RULE_KEYWORDS,
-  // Shape, not rules: the item schema, the XML name, a query parameter's default and example, and
-  // that requests' values of the member are not read (the codecs' suites check that).
+  // Shape, not rules: the item schema, the XML name, a query parameter's default and example, that
+  // requests' values of the member are not read (the codecs' suites check that), and the words of a
+  // decimal's or a date's description.
+  'description',
   'items',
   'xml',
   'default',
@@ -467,8 +469,8 @@ describe('field decorators: what the OpenAPI document states is what validation 
       schemas = { ...schemas, ...(components as Record<string, SchemaObject>) };
       const requests = JSON.stringify(
         Object.values(document.paths).flatMap((item) =>
-          Object.values(item as Record<string, { requestBody?: unknown }>).map(
-            ({ requestBody }) => requestBody,
+          Object.values(item as Record<string, OperationObject>).map((operation) =>
+            requestBodyOf(document, operation),
           ),
         ),
       );

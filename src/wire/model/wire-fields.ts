@@ -331,6 +331,18 @@ function openApiSchema(member: WireScalarMember): ApiPropertyOptions {
   return { ...kindSchema(member), ...(member.readOnly && { readOnly: true }) };
 }
 
+/**
+ * What a generated client's types cannot say of a decimal (a `number`) or a date (a `string`), in the
+ * description every generator carries into its comments; the wire is as CONTRACT §3 and §6 say.
+ */
+export const DECIMAL_DESCRIPTION =
+  'An exact decimal, as a JSON number (text in XML and forms), written as stored: at most ' +
+  `${DECIMAL_PRECISION} significant digits, ${DECIMAL_SCALE} of them after the point, which a ` +
+  'JavaScript number holds exactly. A request may send any .NET decimal its rules admit.';
+export const DATE_DESCRIPTION =
+  'A date and time in ISO 8601 with its offset from UTC, written in the service time zone ' +
+  '(APP_TIMEZONE): `2026-03-01T18:11:12+08:00`. One sent without an offset is read in that zone.';
+
 /** The schema of a member's kind and rules. */
 function kindSchema(member: WireScalarMember): ApiPropertyOptions {
   const common = { required: member.required, nullable: !member.required };
@@ -351,6 +363,7 @@ function kindSchema(member: WireScalarMember): ApiPropertyOptions {
         ...common,
         type: 'number',
         format: 'decimal',
+        description: DECIMAL_DESCRIPTION,
         ...(lower && { minimum: asJsonNumber(lower.value), exclusiveMinimum: lower.exclusive }),
         ...(upper && { maximum: asJsonNumber(upper.value), exclusiveMaximum: upper.exclusive }),
         ...(member.scale !== undefined && { multipleOf: Number(`1e-${member.scale}`) }),
@@ -373,6 +386,7 @@ function kindSchema(member: WireScalarMember): ApiPropertyOptions {
         ...common,
         type: 'string',
         format: 'date-time',
+        description: DATE_DESCRIPTION,
         ...(member.earliest && { 'x-earliest': member.earliest.toISOString() }),
         ...(member.latest && { 'x-latest': member.latest.toISOString() }),
       };

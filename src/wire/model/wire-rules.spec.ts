@@ -9,7 +9,9 @@ import { XmlCodec } from '../codecs/xml.codec';
 import { ExactDecimal } from '../values/exact-decimal';
 import {
   BooleanField,
+  DATE_DESCRIPTION,
   DateField,
+  DECIMAL_DESCRIPTION,
   DecimalField,
   IntField,
   ListField,
@@ -440,6 +442,7 @@ describe('wire rules in the OpenAPI document', () => {
     expect(properties.rate).toEqual({
       type: 'number',
       format: 'decimal',
+      description: DECIMAL_DESCRIPTION,
       nullable: false,
       minimum: 0,
       exclusiveMinimum: false,
@@ -450,6 +453,7 @@ describe('wire rules in the OpenAPI document', () => {
     expect(properties.amount).toEqual({
       type: 'number',
       format: 'decimal',
+      description: DECIMAL_DESCRIPTION,
       nullable: true,
       minimum: 0,
       exclusiveMinimum: true,
@@ -481,6 +485,7 @@ describe('wire rules in the OpenAPI document', () => {
     expect(properties.earned_on).toEqual({
       type: 'string',
       format: 'date-time',
+      description: DATE_DESCRIPTION,
       nullable: true,
       'x-earliest': '2020-01-01T00:00:00.000Z',
       'x-latest': '2030-12-31T23:59:59.999Z',

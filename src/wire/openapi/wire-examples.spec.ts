@@ -1,14 +1,9 @@
 import { Body, Controller, Get, HttpCode, Module, Post, type Type } from '@nestjs/common';
-import {
-  ApiOperation,
-  type RequestBodyObject,
-  type ResponseObject,
-  type SchemaObject,
-} from '@nestjs/swagger';
+import { ApiOperation, type ResponseObject, type SchemaObject } from '@nestjs/swagger';
 import { createApp } from '../../app.factory';
 import { declareScope, RequiresScope } from '../../auth/scopes';
 import { loadAppConfig } from '../../config/app-config';
-import { createOpenApiDocument } from '../../openapi/openapi-document';
+import { createOpenApiDocument, requestBodyOf } from '../../openapi/openapi-document';
 import { DecimalField, IntField, ListField, TextField } from '../model/wire-fields';
 import { WireRecord } from '../model/wire-model';
 import { InvalidExampleError } from './wire-examples';
@@ -166,7 +161,7 @@ describe('a request example naming some members', () => {
       const operation = Object.entries(document.paths).find(([path]) =>
         path.endsWith('/ApproveCommission'),
       )![1].post!;
-      const content = (operation.requestBody as RequestBodyObject).content;
+      const { content } = requestBodyOf(document, operation)!;
       const sent = { commission_id: 7, status: 'approved' };
       expect(content['application/json'].example).toEqual(sent);
       expect(content['application/x-www-form-urlencoded'].example).toEqual(sent);
