@@ -50,6 +50,8 @@ const ALONE_E2E = [
   'webhooks',
 ];
 const ALONE = `/test/(${ALONE_E2E.join('|')})\\.e2e-spec\\.ts$`;
+/** Unit tests that compare costs (`*.cost.spec.ts`): with the alone phase too. */
+const COST_SPEC = '\\.cost\\.spec\\.ts$';
 
 /** @type {import('jest').Config} */
 const config = {
@@ -63,7 +65,11 @@ const config = {
       rootDir: '.',
       // The generator's own tests sit beside it in scripts.
       roots: ['<rootDir>/src', '<rootDir>/scripts'],
-      testRegex: '\\.spec\\.ts$',
+      testRegex: process.env.TEST_PHASE === 'alone' ? COST_SPEC : '\\.spec\\.ts$',
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        ...(process.env.TEST_PHASE === 'shared' ? [COST_SPEC] : []),
+      ],
       moduleFileExtensions: ['ts', 'js', 'json'],
       transform,
     },
