@@ -50,8 +50,6 @@ const ALONE_E2E = [
   'webhooks',
 ];
 const ALONE = `/test/(${ALONE_E2E.join('|')})\\.e2e-spec\\.ts$`;
-/** Unit tests that compare costs (`*.cost.spec.ts`): with the alone phase too. */
-const COST_SPEC = '\\.cost\\.spec\\.ts$';
 
 /** @type {import('jest').Config} */
 const config = {
@@ -65,11 +63,7 @@ const config = {
       rootDir: '.',
       // The generator's own tests sit beside it in scripts.
       roots: ['<rootDir>/src', '<rootDir>/scripts'],
-      testRegex: process.env.TEST_PHASE === 'alone' ? COST_SPEC : '\\.spec\\.ts$',
-      testPathIgnorePatterns: [
-        '/node_modules/',
-        ...(process.env.TEST_PHASE === 'shared' ? [COST_SPEC] : []),
-      ],
+      testRegex: '\\.spec\\.ts$',
       moduleFileExtensions: ['ts', 'js', 'json'],
       transform,
     },
