@@ -24,33 +24,6 @@ const QUICK_E2E = [
   'webhook-ownership',
 ];
 
-/**
- * The e2e suites that hold the service to time or cost bounds (an answer within a second, a
- * request's cost against another's, a stall of the event loop): `npm test` runs them last, one at a
- * time (TEST_PHASE=alone), after the others ran two at a time (TEST_PHASE=shared), so that no other
- * suite shares the two cores with them.
- */
-const ALONE_E2E = [
-  'concurrency',
-  'connections',
-  'database-outage',
-  'early-answers',
-  'event-faults',
-  'event-feed',
-  'events',
-  'galera',
-  'hostile-input',
-  'input-cost',
-  'metrics',
-  'operations',
-  'rate-limit',
-  'reacting-module',
-  'replica-faults',
-  'round-trips',
-  'webhooks',
-];
-const ALONE = `/test/(${ALONE_E2E.join('|')})\\.e2e-spec\\.ts$`;
-
 /** @type {import('jest').Config} */
 const config = {
   // e2e suites start services and databases; a unit test never comes near this.
@@ -72,11 +45,7 @@ const config = {
       testEnvironment: 'node',
       rootDir: '.',
       roots: ['<rootDir>/test'],
-      testRegex: process.env.TEST_PHASE === 'alone' ? ALONE : '\\.e2e-spec\\.ts$',
-      testPathIgnorePatterns: [
-        '/node_modules/',
-        ...(process.env.TEST_PHASE === 'shared' ? [ALONE] : []),
-      ],
+      testRegex: '\\.e2e-spec\\.ts$',
       moduleFileExtensions: ['ts', 'js', 'json'],
       transform,
     },
