@@ -1445,7 +1445,7 @@ async function benchPartAlone(
     `${[
       ...results.map(
         (r) =>
-          `${r.scenario} (${r.database}): ${Math.round(r.requestsPerSecond)} req/s, p99 ${format(r.p99)} ms${r.ratio === undefined ? '' : `, ratio ${format(r.ratio, 2)}`}`,
+          `${r.scenario} (${r.database}): ${Math.round(r.requestsPerSecond)} req/s, p99 ${format(r.p99)} ms${r.p99Ratio === undefined ? '' : ` (${format(r.p99Ratio, 2)}×)`}, ${r.errors} errors${r.ratio === undefined ? '' : `, ratio ${format(r.ratio, 2)}`}`,
       ),
       ...handlerLatencies.map(latencyLine),
       ...webhookDrains.map(webhookDrainLine),
