@@ -94,6 +94,23 @@ function brokersByTransaction(events: readonly DeliveredEvent[]): Record<string,
 const metricsOf = async (context: SuiteContext) =>
   (await context.http.get('/metrics').expect(200)).text;
 
+/**
+ * The subscription as GetWebhook reads it once `written` holds: what its deliveries did is written a
+ * few records at a time, just after the subscriber's answer.
+ */
+async function readOnceWritten(
+  context: SuiteContext,
+  id: string,
+  written: (subscription: Subscription) => boolean,
+): Promise<Subscription> {
+  let read: Subscription | undefined;
+  await until(async () => {
+    read = (await context.http.get(`${BASE}/GetWebhook/${id}`).expect(200)).body as Subscription;
+    return written(read);
+  }, `the record of subscription ${id}`);
+  return read!;
+}
+
 describeOnEachDatabase(
   'webhooks',
   (context) => {
@@ -165,14 +182,12 @@ describeOnEachDatabase(
       ).toThrow();
       // Its read says how far it came, once the deliveries' records are written (a few at a time),
       // and never shows the secret.
-      const lastDelivered = async () =>
-        (
-          (await context.http.get(`${BASE}/GetWebhook/${selective.id}`).expect(200))
-            .body as Subscription
-        ).last_delivered_event_id;
-      await until(async () => (await lastDelivered()) === committed.at(-1), 'the record');
-      const read = await context.http.get(`${BASE}/GetWebhook/${selective.id}`).expect(200);
-      expect(read.body).toEqual({
+      const read = await readOnceWritten(
+        context,
+        selective.id,
+        ({ last_delivered_event_id }) => last_delivered_event_id === committed.at(-1),
+      );
+      expect(read).toEqual({
         id: selective.id,
         // Made without authentication: the operator's.
         owner: null,
@@ -209,8 +224,12 @@ describeOnEachDatabase(
         'the healthy receiver',
       );
       expect(Date.now()).toBeLessThan(failUntil);
-      const failingRead = await context.http.get(`${BASE}/GetWebhook/${bad.id}`).expect(200);
-      expect(failingRead.body).toMatchObject({
+      const failingRead = await readOnceWritten(
+        context,
+        bad.id,
+        ({ failing_since }) => failing_since !== null,
+      );
+      expect(failingRead).toMatchObject({
         status: 'active',
         failing_since: expect.any(String),
       });
@@ -227,8 +246,12 @@ describeOnEachDatabase(
       expect(new Set(retried.map(({ headers }) => headers['webhook-id']))).toEqual(
         new Set([committed[0]]),
       );
-      const recovered = await context.http.get(`${BASE}/GetWebhook/${bad.id}`).expect(200);
-      expect(recovered.body).toMatchObject({ status: 'active', failing_since: null });
+      const recovered = await readOnceWritten(
+        context,
+        bad.id,
+        ({ failing_since }) => failing_since === null,
+      );
+      expect(recovered).toMatchObject({ status: 'active', failing_since: null });
       expect(await metricsOf(context)).toMatch(
         /^webhook_deliveries_total\{result="failed"\} \d+$/m,
       );
@@ -518,8 +541,12 @@ describeOnEachDatabase(
         () => target.verified(subscription.secret).length === 3,
         'the resumed deliveries',
       );
-      const resumed = await context.http.get(`${BASE}/GetWebhook/${subscription.id}`).expect(200);
-      expect(resumed.body).toMatchObject({
+      const resumed = await readOnceWritten(
+        context,
+        subscription.id,
+        ({ failing_since }) => failing_since === null,
+      );
+      expect(resumed).toMatchObject({
         status: 'active',
         failing_since: null,
         disabled_reason: null,
