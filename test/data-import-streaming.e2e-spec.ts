@@ -273,7 +273,15 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
           );
           const modified = (rows[0] as { modified: number | null }).modified;
           if (Number(modified) >= 1000) break;
-          if (waited > 30000) throw new Error(`The import wrote no batch: ${output()}`);
+          if (waited > 30000) {
+            // What each transaction on the server was doing: a lock wait names what it waits on.
+            const [transactions] = await server.query<RowDataPacket[]>(
+              'SELECT trx_state, trx_rows_modified, trx_started, trx_query FROM information_schema.innodb_trx',
+            );
+            throw new Error(
+              `The import wrote no batch: ${output()}\n${JSON.stringify(transactions, null, 1)}`,
+            );
+          }
           await sleep(50);
         }
       } finally {
