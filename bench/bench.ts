@@ -905,15 +905,16 @@ async function benchWebhooks(databaseUrl: string, database: string, count: numbe
       for (const id of ids) await webhookApi(service.url, `PauseWebhook/${id}`);
       await runLoad(updateLoad(service.url, count, 'json'));
       const backlog = await metric(service.url, 'webhook_pending_events');
-      const before = receiver.deliveries;
+      const before = await receiver.deliveries();
       const started = performance.now();
       for (const id of ids) await webhookApi(service.url, `ResumeWebhook/${id}`);
       const deadline = started + DELIVERY_DEADLINE_MS;
-      while (receiver.deliveries - before < backlog && performance.now() < deadline) await sleep(5);
+      while ((await receiver.deliveries()) - before < backlog && performance.now() < deadline)
+        await sleep(5);
       webhookDrains.push({
         database,
         subscriptions,
-        deliveries: receiver.deliveries - before,
+        deliveries: (await receiver.deliveries()) - before,
         seconds: (performance.now() - started) / 1000,
       });
       for (const id of ids) await webhookApi(service.url, `DeleteWebhook/${id}`);
@@ -1046,15 +1047,16 @@ async function benchWebhookScale(
       if (answer.status !== 204) throw new Error(`UpdateAgents answered ${answer.status}`);
     }
     const backlog = BACKLOG_EVENTS * BACKLOG_SUBSCRIPTIONS;
-    const before = receiver.deliveries;
+    const before = await receiver.deliveries();
     const started = performance.now();
     await eachAtOnce(ids, (id) => webhookApi(service.url, `ResumeWebhook/${id}`));
     const deadline = started + DELIVERY_DEADLINE_MS;
-    while (receiver.deliveries - before < backlog && performance.now() < deadline) await sleep(5);
+    while ((await receiver.deliveries()) - before < backlog && performance.now() < deadline)
+      await sleep(5);
     webhookDrains.push({
       database,
       subscriptions: BACKLOG_SUBSCRIPTIONS,
-      deliveries: receiver.deliveries - before,
+      deliveries: (await receiver.deliveries()) - before,
       seconds: (performance.now() - started) / 1000,
     });
   } finally {

@@ -1,42 +1,53 @@
-import { createServer, type Server } from 'node:http';
-import { type AddressInfo } from 'node:net';
+import { type ChildProcess, fork } from 'node:child_process';
+import { join } from 'node:path';
+import { children } from './service';
+
+/** The next message `child` sends. */
+function nextMessage<T>(child: ChildProcess): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const exited = (code: number | null) =>
+      reject(new Error(`The webhook receiver exited ${code}`));
+    child.once('exit', exited);
+    child.once('message', (message) => {
+      child.off('exit', exited);
+      resolve(message as T);
+    });
+  });
+}
 
 /**
- * A partner's receiver on loopback, as light as one can be: it reads each delivery and answers 204 at
- * once, counting what it received, so that what the bench measures is the service's side.
+ * The receiver of the partners' deliveries on loopback, in a process of its own
+ * (webhook-receiver-process): each subscription's endpoint is a path of it.
  */
 export class WebhookReceiver {
-  private received = 0;
-
-  private constructor(private readonly server: Server) {}
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly port: number,
+  ) {}
 
   static async start(): Promise<WebhookReceiver> {
-    const server = createServer();
-    const receiver = new WebhookReceiver(server);
-    server.on('request', (request, response) => {
-      request.resume();
-      request.on('end', () => {
-        receiver.received++;
-        response.writeHead(204).end();
-      });
+    const child = fork(join(__dirname, 'webhook-receiver-process.js'), [], {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return receiver;
+    children.push(child);
+    return new WebhookReceiver(child, await nextMessage<number>(child));
   }
 
   /** The URL of a subscription's endpoint: each its own path. */
   url(path: string): string {
-    const { port } = this.server.address() as AddressInfo;
-    return `http://127.0.0.1:${port}/${path}`;
+    return `http://127.0.0.1:${this.port}/${path}`;
   }
 
   /** The deliveries received so far, every path. */
-  get deliveries(): number {
-    return this.received;
+  deliveries(): Promise<number> {
+    const counted = nextMessage<number>(this.child);
+    this.child.send('count');
+    return counted;
   }
 
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+  async close(): Promise<void> {
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.send('stop');
+    await exited;
   }
 }
