@@ -97,6 +97,9 @@ export class PrivateMariaDb {
     const { options = SERVER_OPTIONS, serverOptions = [], install = true } = setup;
     const directory = await mkdtemp(join(tmpdir(), 'ps-mariadb-'));
     try {
+      // Its own directory for temporary files: a server starting (an installation's too) deletes
+      // every temporary table file it finds in its directory, another server's among them.
+      await mkdir(join(directory, 'tmp'));
       const [installer, serverBinary] = await Promise.all([
         firstWorking(INSTALL_DB),
         firstWorking(SERVER),
@@ -113,6 +116,7 @@ export class PrivateMariaDb {
               '--skip-test-db',
               // The tests run as root; mariadbd refuses root unless told so.
               '--user=root',
+              `--tmpdir=${join(directory, 'tmp')}`,
               ...options,
             ],
             { timeout: 60000, maxBuffer: 16 * 1024 * 1024 },
@@ -196,6 +200,7 @@ export class PrivateMariaDb {
         `--socket=${join(this.directory, 'mysqld.sock')}`,
         `--pid-file=${join(this.directory, 'mysqld.pid')}`,
         `--log-error=${join(this.directory, 'error.log')}`,
+        `--tmpdir=${join(this.directory, 'tmp')}`,
         '--user=root',
         ...this.options,
         ...once,
