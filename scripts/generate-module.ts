@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { format, resolveConfig } from 'prettier';
+import ts from 'typescript';
 import { type DoorEvent, doorEvents, featureFolders, loadDoors } from './doors';
 import {
   backfills,
@@ -325,6 +326,11 @@ export class Changes {
     this.created.push(path);
   }
 
+  /** The TypeScript files it wrote or changed so far. */
+  typescript(): string[] {
+    return [...this.created, ...this.originals.keys()].filter((path) => path.endsWith('.ts'));
+  }
+
   async undo(): Promise<void> {
     for (const path of this.created.reverse()) await rm(path, { force: true });
     for (const folder of this.folders.reverse()) await rm(folder, { recursive: true, force: true });
@@ -334,6 +340,34 @@ export class Changes {
 
 async function formatted(path: string, text: string): Promise<string> {
   return format(text, { ...(await resolveConfig(path)), filepath: path });
+}
+
+/**
+ * Compiles those of `paths` (TypeScript files) that the build takes into dist, as `nest build` would,
+ * each file on its own: the compiler options allow it (isolatedModules, as ts-jest runs the suites),
+ * and the type check is `npm test`'s. What the generator wrote and changed is so compiled in a fraction
+ * of a second, where a whole build takes ten.
+ */
+function compile(root: string, paths: readonly string[]): void {
+  const configPath = join(root, 'tsconfig.build.json');
+  const config = ts.parseJsonConfigFileContent(
+    ts.readConfigFile(configPath, (path) => ts.sys.readFile(path)).config,
+    ts.sys,
+    root,
+    undefined,
+    configPath,
+  );
+  const built = new Set(config.fileNames.map((path) => resolve(path)));
+  const { outDir, rootDir } = config.options;
+  for (const path of paths.filter((path) => built.has(resolve(path)))) {
+    const { outputText, sourceMapText } = ts.transpileModule(ts.sys.readFile(path)!, {
+      compilerOptions: config.options,
+      fileName: path,
+    });
+    const target = join(outDir!, relative(rootDir!, path)).replace(/\.ts$/, '.js');
+    ts.sys.writeFile(target, outputText);
+    if (sourceMapText) ts.sys.writeFile(`${target}.map`, sourceMapText);
+  }
 }
 
 /** Runs a command in the repository; its output is shown only if it fails, unless `show`. */
@@ -571,15 +605,13 @@ async function main(): Promise<void> {
     await changes.edit(join('src', 'app.entities.ts'), (source) => registerEntities(source, own));
     process.stdout.write('Registered it in src/app.module.ts and src/app.entities.ts\n');
 
-    run(root, 'nest build', process.execPath, [
-      require.resolve('@nestjs/cli/bin/nest.js'),
-      'build',
-    ]);
+    compile(root, changes.typescript());
     await generateMigrations(root, changes, `Add${own.pascal}`, database);
-    // Builds again, with the migrations: the documents are written by the application as it starts.
+    // The migrations compiled too: the documents are written by the application as it starts.
+    compile(root, changes.typescript());
     for (const document of ['openapi.json', 'asyncapi.json', MODULE_MAP])
       await changes.keep(document);
-    run(root, 'npm run openapi', 'npm', ['run', '--silent', 'openapi'], {}, true);
+    run(root, 'npm run openapi:write', 'npm', ['run', '--silent', 'openapi:write'], {}, true);
     run(root, 'Writing the module map', process.execPath, [
       join('dist', 'scripts', 'write-module-map.js'),
       MODULE_MAP,
