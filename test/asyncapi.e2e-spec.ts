@@ -274,7 +274,16 @@ describe('the AsyncAPI document', () => {
       });
       const [name, message] = messageOf(document, channel);
       const model = wireModelOf(event.payload);
-      expect(name).toBe(model.schemaName);
+      // Named after its payload's schema, or after its routing key where other kinds carry the same
+      // payload (a record's created and updated events).
+      const carriers = events.filter((other) => other.payload === event.payload).length;
+      expect(name).toBe(
+        carriers === 1
+          ? model.schemaName
+          : event.routingKey.replace(/(?:^|[.-])([a-z])/g, (_, letter: string) =>
+              letter.toUpperCase(),
+            ),
+      );
       expect(message).toMatchObject({
         contentType: CLOUD_EVENT_MEDIA_TYPE,
         summary: event.summary,
@@ -478,12 +487,14 @@ for (const kind of testDatabaseKinds()) {
         .post(UPDATE_AGENTS)
         .send({ transaction_id: 1, financetype: 'Cash', brokerid: 13, brokername: 'Ana Reyes' })
         .expect(204);
-      // The events of these two writes; another module's are checked against their examples above.
+      // The events of these two writes, and whatever the service's other modules publish in
+      // reaction, each checked against its message; every kind's example is checked above.
       const types = [DATA_IMPORTED.type, AGENTS_CHANGED.type];
-      await collector.until((deliveries) =>
-        types.every((type) => deliveries.some(({ event }) => event.type === type)),
-      );
-      expect(new Set(collector.deliveries.map(({ event }) => event.type))).toEqual(new Set(types));
+      expect(
+        await collector.until((deliveries) =>
+          types.every((type) => deliveries.some(({ event }) => event.type === type)),
+        ),
+      ).toBe(true);
 
       const validators = payloadValidators(document);
       for (const { routingKey, properties, event } of collector.deliveries) {

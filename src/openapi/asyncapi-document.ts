@@ -102,7 +102,30 @@ function jsonSchemaOf(schema: Json): Json {
 }
 
 /** The message of a kind is named as its data's schema: `AgentsChanged`. */
-const messageName = (event: IntegrationEventType) => wireModelOf(event.payload).schemaName;
+/**
+ * Each kind's message name: its payload's schema name, or, for kinds that carry the same payload (a
+ * record's created and updated events), its routing key in PascalCase (`commission.created`:
+ * `CommissionCreated`), so that every kind has a message and an operation of its own.
+ */
+function messageNames(
+  events: readonly IntegrationEventType[],
+): ReadonlyMap<IntegrationEventType, string> {
+  const schemaName = (event: IntegrationEventType) => wireModelOf(event.payload).schemaName;
+  const carriers = new Map<string, number>();
+  for (const event of events)
+    carriers.set(schemaName(event), (carriers.get(schemaName(event)) ?? 0) + 1);
+  return new Map(
+    events.map((event) => [
+      event,
+      carriers.get(schemaName(event)) === 1
+        ? schemaName(event)
+        : event.routingKey
+            .split(/[.-]/)
+            .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+            .join(''),
+    ]),
+  );
+}
 
 /** Where the document keeps the schema of a kind's data: where each event's `dataschema` points. */
 const schemaRef = (event: IntegrationEventType) => `#${dataSchemaPointer(event)}`;
@@ -239,9 +262,14 @@ export function exampleEvent(
 }
 
 /** A kind's message: the CloudEvent on the wire, its AMQP properties and its example. */
-function message(event: IntegrationEventType, source: string, schemaUrl: string): Json {
+function message(
+  event: IntegrationEventType,
+  name: string,
+  source: string,
+  schemaUrl: string,
+): Json {
   return {
-    name: messageName(event),
+    name,
     title: event.type,
     summary: event.summary,
     description: event.description,
@@ -256,7 +284,7 @@ function message(event: IntegrationEventType, source: string, schemaUrl: string)
     },
     examples: [
       {
-        name: messageName(event),
+        name,
         summary: event.summary,
         payload: exampleEvent(event, source, schemaUrl),
       },
@@ -287,9 +315,10 @@ export function createAsyncApiDocument(
   const channels: Record<string, Json> = {};
   const operations: Record<string, Json> = {};
   const messages: Record<string, Json> = {};
+  const names = messageNames(events);
   for (const event of events) {
-    const name = messageName(event);
-    messages[name] = message(event, source, schemaUrl);
+    const name = names.get(event)!;
+    messages[name] = message(event, name, source, schemaUrl);
     channels[event.routingKey] = {
       address: event.routingKey,
       title: event.summary,

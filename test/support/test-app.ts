@@ -160,11 +160,17 @@ export class SuiteContext {
     readonly kind: DatabaseKind,
     private readonly env: Environment,
     private readonly modules: ModuleMetadata['imports'] = [],
+    private readonly features?: ModuleMetadata['imports'],
   ) {}
 
   /** Starts the suite's service on its database. */
   async start(env: Environment = {}): Promise<void> {
-    this.running = await RunningApp.start(this.database.url, { ...this.env, ...env }, this.modules);
+    this.running = await RunningApp.start(
+      this.database.url,
+      { ...this.env, ...env },
+      this.modules,
+      { features: this.features },
+    );
   }
 
   get http() {
@@ -185,10 +191,11 @@ function describeOn(
   body: (context: SuiteContext) => void,
   env: Environment,
   modules: ModuleMetadata['imports'],
+  features: ModuleMetadata['imports'] | undefined,
 ): void {
   for (const kind of kinds) {
     describe(`${title} [${kind}]`, () => {
-      const context = new SuiteContext(kind, env, modules);
+      const context = new SuiteContext(kind, env, modules, features);
       beforeAll(async () => {
         context.database = await createTestDatabase(kind);
         await context.start();
@@ -204,15 +211,18 @@ function describeOn(
 
 /**
  * Declares a suite once per test database: each gets a fresh database and a running service before its
- * tests, and both are removed after. `modules` are mounted beside the service's own.
+ * tests, and both are removed after. `modules` are mounted beside the service's own; `features`, when
+ * given, are the feature modules mounted (all unless told): a suite that counts what every module
+ * publishes mounts those it reasons about, so that a module added to the service leaves it true.
  */
 export function describeOnEachDatabase(
   title: string,
   body: (context: SuiteContext) => void,
   env: Environment = {},
   modules: ModuleMetadata['imports'] = [],
+  features?: ModuleMetadata['imports'],
 ): void {
-  describeOn(testDatabaseKinds(), title, body, env, modules);
+  describeOn(testDatabaseKinds(), title, body, env, modules, features);
 }
 
 /**
@@ -225,8 +235,9 @@ export function describeOnSqlite(
   body: (context: SuiteContext) => void,
   env: Environment = {},
   modules: ModuleMetadata['imports'] = [],
+  features?: ModuleMetadata['imports'],
 ): void {
-  describeOn(['sqlite'], title, body, env, modules);
+  describeOn(['sqlite'], title, body, env, modules, features);
 }
 
 export { describeOnMariaDb } from './test-database';
