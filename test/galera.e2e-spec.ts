@@ -181,10 +181,29 @@ describeOnMariaDb('a MariaDB Galera cluster of three nodes, written through two 
     const acknowledged = new Set<number>();
     let next = 200000;
     let killedAt = Number.POSITIVE_INFINITY;
+    /** When each request on its way was sent. */
+    const sent = new Set<{ at: number }>();
+    // The writes go on until the next node took over: past the kill, no request sent before the last
+    // refusal still on its way (one the dead node held may yet be refused), that refusal a second
+    // old and 100 writes acknowledged since; for 15 s at most.
+    const takenOver = () => {
+      const now = Date.now();
+      const lastRefused = Math.max(
+        killedAt,
+        ...answers.filter((answer) => answer.status !== 204).map((answer) => answer.at),
+      );
+      return (
+        now > lastRefused + 1000 &&
+        [...sent].every((sending) => sending.at > lastRefused) &&
+        answers.filter((answer) => answer.at > lastRefused && answer.status === 204).length >= 100
+      );
+    };
     const load = Promise.all(
       Array.from({ length: 8 }, async () => {
-        while (Date.now() < killedAt + 15000) {
+        while (Date.now() < killedAt + 15000 && !takenOver()) {
           const brokerid = next++;
+          const sending = { at: Date.now() };
+          sent.add(sending);
           const response = await http
             .post('/api/Transaction/UpdateAgents')
             .set('Content-Type', 'application/json')
@@ -195,6 +214,7 @@ describeOnMariaDb('a MariaDB Galera cluster of three nodes, written through two 
                 brokerid,
               }),
             );
+          sent.delete(sending);
           answers.push({
             at: Date.now(),
             status: response.status,
