@@ -58,10 +58,9 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
 }
 
 /**
- * Runs `check` on every test database at once, for a test whose time is mostly waiting (a broker
- * away, a lease running out) on each: a run makes and removes its own database, and whatever else it
- * starts, so the runs share nothing. Once all have ended, fails with their failures, each named by its
- * database.
+ * Runs `check` on every test database at once, for a test whose time is mostly waiting on each (a
+ * broker away, a lease running out): each run has a database of its own, and whatever else it
+ * starts. Once all have ended, fails with their failures, each named by its database.
  */
 export async function onEachDatabaseAtOnce(
   check: (kind: DatabaseKind) => Promise<void>,
