@@ -25,18 +25,20 @@ import { getAgentHistoryPath, UPDATE_AGENTS } from './support/update-agents-case
 
 /**
  * Integration events under faults, against a real RabbitMQ: the broker stalled, then away for 30 s,
- * under load, the service killed between commit and publish, two instances publishing from one outbox, and writes
- * that are refused or rolled back. Every test declares its own exchange (EVENTS_EXCHANGE) and reads
- * what reaches it through a queue bound with `#`; both are deleted after. The broker is
- * TEST_BROKER_URL, or the local one: a run without it fails, as one without MariaDB does.
+ * under load, the service killed between commit and publish, two instances publishing from one
+ * outbox, and writes that are refused or rolled back. Every test declares its own exchange
+ * (EVENTS_EXCHANGE) and reads what reaches it through a queue bound with `#`; both are deleted
+ * after. The broker is TEST_BROKER_URL, or the local one: a run without it fails, as one without
+ * MariaDB does. The tests that mostly wait on the broker run on both databases at once.
  */
 
 /**
  * How long the broker stays away in the outage test: 30 s, the outage the suite was written for, on
- * MariaDB, the production database. On SQLite 10 s: past the longest wait between the relay's attempts to reconnect
- * (5 s), so it too finds the broker away for several of them and says so once, and long enough for
- * thousands of writes to wait in the outbox; the part of the run that depends on the database (every
- * write committed, the backlog published in order once the broker is back) is the same.
+ * MariaDB, the production database. On SQLite 10 s: past the longest wait between the relay's
+ * attempts to reconnect (5 s), so it too finds the broker away for several of them and says so
+ * once, and long enough for thousands of writes to wait in the outbox; the part of the run that
+ * depends on the database (every write committed, the backlog published in order once the broker
+ * is back) is the same.
  */
 const OUTAGE_MS: Record<DatabaseKind, number> = { mariadb: 30_000, sqlite: 10_000 };
 const EVENT_ENV = { EVENTS_POLL_MS: '100' };
@@ -407,9 +409,9 @@ async function brokerStalledThenAway(kind: DatabaseKind): Promise<void> {
     const gauge = watchGauge(baseUrl, 'events_broker_connected');
     const failuresBefore = await metricOf(baseUrl, 'events_publish_failures_total');
 
-    // Silent until a publish goes unconfirmed (the relay waits 4 s for a confirm), and 6 s at least:
-    // past one of the heartbeats' 5 s ticks, shorter than the 20 s they take to find a broker gone,
-    // so the connection stays open.
+    // Silent until a publish goes unconfirmed (the relay waits 4 s for a confirm), and 6 s at
+    // least: past one of the heartbeats' 5 s ticks, shorter than the 20 s they take to find a
+    // broker gone, so the connection stays open.
     relay.stall();
     const stalledAt = Date.now();
     expect(await eventually(connected, (value) => value === 0)).toBe(true);
@@ -501,8 +503,8 @@ async function brokerStalledThenAway(kind: DatabaseKind): Promise<void> {
 
 /**
  * An instance killed (SIGKILL) while the broker has its events but has not confirmed them, on a
- * database of its own (and a relay and collector of its own): the next instance publishes every one,
- * each once or twice, under one id.
+ * database of its own (and a relay and collector of its own): the next instance publishes every
+ * one, each once or twice, under one id.
  */
 async function killedBetweenCommitAndConfirm(kind: DatabaseKind): Promise<void> {
   const database = await createTestDatabase(kind);
