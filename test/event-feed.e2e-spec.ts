@@ -23,8 +23,9 @@ import {
   describeOnEachDatabase,
   describeOnSqlite,
   relayIdle,
-  type SuiteContext,
+  SuiteContext,
 } from './support/test-app';
+import { createTestDatabase, onEachDatabaseAtOnce } from './support/test-database';
 
 /**
  * The HTTP feed of the committed events (GET /api/Events, EVENTS_FEED=true), read as its readers read
@@ -68,6 +69,13 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 }
 
 const eventsOf = (answer: Response) => answer.body as FeedEvent[];
+
+/** A change of agents through the service, acknowledged. */
+const updateAgents = (context: SuiteContext, body: object) =>
+  context.http
+    .post(UPDATE)
+    .send({ financetype: 'Cash', ...body })
+    .expect(204);
 
 /** The service's own events: the reacting module's set aside. */
 const serviceEvents = (events: readonly FeedEvent[]) =>
@@ -168,11 +176,7 @@ function apply(held: Holdings, event: FeedEvent): void {
 describeOnEachDatabase(
   'The event feed',
   (context) => {
-    const update = (body: object) =>
-      context.http
-        .post(UPDATE)
-        .send({ financetype: 'Cash', ...body })
-        .expect(204);
+    const update = (body: object) => updateAgents(context, body);
 
     beforeAll(async () => {
       await context.running.seed({
@@ -305,10 +309,10 @@ describeOnEachDatabase(
     });
 
     it('wakes its waiting readers once per interval through a burst of commits: every event once, in order, on pages they share', async () => {
-      // Twenty readers waiting: the interval between wake-ups is 20 × 100 ms, above its least.
-      await context.restart({ EVENTS_FEED_WAKE_MS: '1000', EVENTS_FEED_WAKE_MS_PER_READER: '100' });
+      // Twenty readers waiting: the interval between wake-ups is 20 × 50 ms, above its least.
+      await context.restart({ EVENTS_FEED_WAKE_MS: '500', EVENTS_FEED_WAKE_MS_PER_READER: '50' });
       try {
-        const INTERVAL = 2000;
+        const INTERVAL = 1000;
         const last = await newestId(context);
         // Sales agents the other tests leave alone.
         const CHANGES = 10;
@@ -495,63 +499,80 @@ describeOnEachDatabase(
         await context.restart();
       }
     });
-
-    it('keeps events EVENTS_RETENTION_MS, and a caught-up reader’s last one however long after', async () => {
-      await context.restart({ EVENTS_RETENTION_MS: '1500' });
-      const dataSource = context.running.app.get(DataSource);
-      const outboxRows = async () =>
-        Number(
-          (
-            await dataSource.query<[{ n: number | string }]>(
-              'SELECT COUNT(*) AS n FROM event_outbox',
-            )
-          )[0].n,
-        );
-      const oldest = eventsOf(await context.http.get(feedPath(undefined, 'limit=1')).expect(200));
-      await update({ transaction_id: 3, brokerid: 81 });
-      await update({ transaction_id: 3, brokerid: 82 });
-      await settle(context);
-      // Nobody reads: the events still get their positions, and are purged once past retention
-      // but the newest, which a reader holding its id needs: the reacting module's splits after
-      // the last change.
-      expect(await eventually(outboxRows, (rows) => rows === 1)).toBe(1);
-      const [newest] = eventsOf(await context.http.get(FEED).expect(200));
-      expect(newest).toMatchObject({ type: SPLITS_CHANGED, subject: '3' });
-      expect(newest.data.splits).toContainEqual(
-        expect.objectContaining({ role: 'brokerid', agent_id: 82 }),
-      );
-      await context.http.get(feedPath(oldest[0].id)).expect(410);
-      // Two purges later, long past its retention, the reader holding the newest id goes on.
-      await sleep(3500);
-      expect((await context.http.get(feedPath(newest.id)).expect(200)).text).toBe('[]');
-      await update({ transaction_id: 3, brokerid: 83 });
-      const next = eventsOf(
-        await context.http.get(feedPath(newest.id, 'timeout=5000')).expect(200),
-      );
-      expect([next[0].type, next[0].data.brokerid]).toEqual([AGENTS_CHANGED, 83]);
-      await settle(context);
-      // Once the event after it is past retention, its id is gone, and the newest stays: the
-      // splits of that change.
-      expect(
-        await eventually(
-          async () => (await context.http.get(feedPath(newest.id))).status,
-          (status) => status === 410,
-        ),
-      ).toBe(410);
-      expect(await eventually(outboxRows, (rows) => rows === 1)).toBe(1);
-      const [last] = eventsOf(await context.http.get(FEED).expect(200));
-      expect(last).toMatchObject({ type: SPLITS_CHANGED, subject: '3' });
-      expect(last.data.splits).toContainEqual(
-        expect.objectContaining({ role: 'brokerid', agent_id: 83 }),
-      );
-      expect((await context.http.get(feedPath(last.id)).expect(200)).text).toBe('[]');
-    });
   },
   // Many readers wait from the one address here.
   { ...FEED_ON, EVENTS_FEED_MAX_WAITING_PER_CALLER: '1000' },
   [],
   FEED_FEATURES,
 );
+
+describe('The event feed’s retention, on each database at once', () => {
+  it('keeps events EVENTS_RETENTION_MS, and a caught-up reader’s last one however long after', () =>
+    onEachDatabaseAtOnce(async (kind) => {
+      // Purged each second: an event is kept a second after the one after it.
+      const context = new SuiteContext(kind, { ...FEED_ON, EVENTS_RETENTION_MS: '1000' });
+      context.database = await createTestDatabase(kind);
+      try {
+        await context.start();
+        await context.running.seed({
+          requirements: CATALOGUE,
+          transactions: [transactionRecord(3)],
+        });
+        await settle(context);
+        const update = (body: object) => updateAgents(context, body);
+        const dataSource = context.running.app.get(DataSource);
+        const outboxRows = async () =>
+          Number(
+            (
+              await dataSource.query<[{ n: number | string }]>(
+                'SELECT COUNT(*) AS n FROM event_outbox',
+              )
+            )[0].n,
+          );
+        const oldest = eventsOf(await context.http.get(feedPath(undefined, 'limit=1')).expect(200));
+        await update({ transaction_id: 3, brokerid: 81 });
+        await update({ transaction_id: 3, brokerid: 82 });
+        await settle(context);
+        // Nobody reads: the events still get their positions, and are purged once past retention
+        // but the newest, which a reader holding its id needs: the reacting module's splits after
+        // the last change.
+        expect(await eventually(outboxRows, (rows) => rows === 1)).toBe(1);
+        const [newest] = eventsOf(await context.http.get(FEED).expect(200));
+        expect(newest).toMatchObject({ type: SPLITS_CHANGED, subject: '3' });
+        expect(newest.data.splits).toContainEqual(
+          expect.objectContaining({ role: 'brokerid', agent_id: 82 }),
+        );
+        await context.http.get(feedPath(oldest[0].id)).expect(410);
+        // Two purges later, past twice its retention, the reader holding the newest id goes on.
+        await sleep(2200);
+        expect((await context.http.get(feedPath(newest.id)).expect(200)).text).toBe('[]');
+        await update({ transaction_id: 3, brokerid: 83 });
+        const next = eventsOf(
+          await context.http.get(feedPath(newest.id, 'timeout=5000')).expect(200),
+        );
+        expect([next[0].type, next[0].data.brokerid]).toEqual([AGENTS_CHANGED, 83]);
+        await settle(context);
+        // Once the event after it is past retention, its id is gone, and the newest stays: the
+        // splits of that change.
+        expect(
+          await eventually(
+            async () => (await context.http.get(feedPath(newest.id))).status,
+            (status) => status === 410,
+          ),
+        ).toBe(410);
+        expect(await eventually(outboxRows, (rows) => rows === 1)).toBe(1);
+        const [last] = eventsOf(await context.http.get(FEED).expect(200));
+        expect(last).toMatchObject({ type: SPLITS_CHANGED, subject: '3' });
+        expect(last.data.splits).toContainEqual(
+          expect.objectContaining({ role: 'brokerid', agent_id: 83 }),
+        );
+        expect((await context.http.get(feedPath(last.id)).expect(200)).text).toBe('[]');
+      } finally {
+        await context.running?.close();
+        await context.database.drop();
+      }
+    }));
+});
 
 describeOnEachDatabase("The event feed's reads", (context) => {
   /** Enough events that a scan and an index lookup differ, for the planner as for the tests. */

@@ -56,3 +56,28 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   const { url, drop } = await createScratchDatabase(MARIADB_SERVER_URL, 'test');
   return { kind, url, drop };
 }
+
+/**
+ * Runs `check` on every test database at once, for a test whose time is mostly waiting on each (a
+ * broker away, a lease running out): each run has a database of its own, and whatever else it
+ * starts. Once all have ended, fails with their failures, each named by its database.
+ */
+export async function onEachDatabaseAtOnce(
+  check: (kind: DatabaseKind) => Promise<void>,
+): Promise<void> {
+  const kinds = testDatabaseKinds();
+  const outcomes = await Promise.allSettled(kinds.map((kind) => check(kind)));
+  const failures = outcomes.flatMap((outcome, index) =>
+    outcome.status === 'rejected' ? [{ kind: kinds[index], error: outcome.reason as unknown }] : [],
+  );
+  if (failures.length === 0) return;
+  const [first] = failures;
+  const error = first.error instanceof Error ? first.error : new Error(String(first.error));
+  error.message = failures
+    .map(
+      ({ kind, error: failure }) =>
+        `[${kind}] ${failure instanceof Error ? failure.message : String(failure)}`,
+    )
+    .join('\n\n');
+  throw error;
+}
