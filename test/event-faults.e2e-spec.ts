@@ -334,9 +334,13 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 
 /**
  * The values an unlabelled gauge of the service took, as scraped every 100 ms until `stop`, each
- * change once: what an operator's dashboard shows of it.
+ * change once: what an operator's dashboard shows of it. `shows` waits up to `ms` for the last value
+ * scraped to be `value`; whether it came.
  */
-function watchGauge(baseUrl: string, name: string): { stop: () => Promise<number[]> } {
+function watchGauge(
+  baseUrl: string,
+  name: string,
+): { shows: (value: number, ms?: number) => Promise<boolean>; stop: () => Promise<number[]> } {
   const values: number[] = [];
   let watching = true;
   const done = (async () => {
@@ -347,6 +351,12 @@ function watchGauge(baseUrl: string, name: string): { stop: () => Promise<number
     }
   })();
   return {
+    shows: (value, ms) =>
+      eventually(
+        () => Promise.resolve(values.at(-1)),
+        (last) => last === value,
+        ms,
+      ),
     stop: async () => {
       watching = false;
       await done;
@@ -404,8 +414,8 @@ async function brokerStalledThenAway(kind: DatabaseKind): Promise<void> {
       expect(await received.until(() => agentsChanged(received).length >= before + 10)).toBe(true);
     };
     await eventsFlow();
-    const connected = () => metricOf(baseUrl, 'events_broker_connected');
-    expect(await connected()).toBe(1);
+    expect(await metricOf(baseUrl, 'events_broker_connected')).toBe(1);
+    // Each state waited for as the dashboard shows it, so that none goes by between two scrapes.
     const gauge = watchGauge(baseUrl, 'events_broker_connected');
     const failuresBefore = await metricOf(baseUrl, 'events_publish_failures_total');
 
@@ -414,10 +424,10 @@ async function brokerStalledThenAway(kind: DatabaseKind): Promise<void> {
     // broker gone, so the connection stays open.
     relay.stall();
     const stalledAt = Date.now();
-    expect(await eventually(connected, (value) => value === 0)).toBe(true);
+    expect(await gauge.shows(0)).toBe(true);
     await sleep(Math.max(0, stalledAt + 6000 - Date.now()));
     relay.resume();
-    expect(await eventually(connected, (value) => value === 1)).toBe(true);
+    expect(await gauge.shows(1)).toBe(true);
     const failuresOfStall =
       (await metricOf(baseUrl, 'events_publish_failures_total')) - failuresBefore;
 
@@ -438,13 +448,14 @@ async function brokerStalledThenAway(kind: DatabaseKind): Promise<void> {
       await sleep(250);
     }
     const writesDuringCut = load.writes - writesBefore;
+    expect(await gauge.shows(0)).toBe(true);
     await relay.restore();
     const restoredAt = Date.now();
     // Nothing reaches the exchange while the relay is cut, past what was on its way at the cut.
     const receivedDuringCut = received.deliveries.filter(
       (delivery) => delivery.at > cutAt + 1000 && delivery.at < restoredAt,
     );
-    expect(await eventually(connected, (value) => value === 1)).toBe(true);
+    expect(await gauge.shows(1)).toBe(true);
     await eventsFlow();
     const statuses = await load.stop();
     const values = await gauge.stop();
