@@ -20,6 +20,8 @@ type Json = Record<string, unknown>;
 
 /** More records than several of the import's write batches (1,000 each) hold. */
 const MANY = 3500;
+/** Records sent to the import that is killed in the middle. */
+const KILLED = 8000;
 
 /** Transactions `first`..`first + count - 1`, with agents named after `agents`, each as JSON. */
 function transactionTexts(first: number, count: number, agents: string): string[] {
@@ -55,6 +57,13 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
   const runImport = (...args: string[]): Promise<CommandResult> =>
     runNode(IMPORT_MAIN, args, { env: environment(), timeoutMs: 120000 });
 
+  /** Ends each import a test held on a pipe, and resolves once it has exited. */
+  const heldImports: (() => Promise<unknown>)[] = [];
+
+  // A held import keeps its database transaction open, and dropping the database would wait on it
+  // for good: one that a failed test left running is killed, and the suite goes on.
+  afterEach(() => Promise.all(heldImports.splice(0).map((end) => end())));
+
   /**
    * The import reading transactions from a named pipe the test writes, so that it can be held, or
    * killed, inside its database transaction. A write it stops reading fails with what it said.
@@ -74,6 +83,11 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
     const writer = createWriteStream(pipe);
     // A failed write is the write's own failure, below, not another uncaught one.
     writer.on('error', () => undefined);
+    heldImports.push(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      writer.destroy();
+      return exited;
+    });
     const write = (text: string) =>
       new Promise<void>((resolve, reject) =>
         writer.write(text, (error) =>
@@ -220,13 +234,15 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
       last: (await transaction(MANY)).text,
       history: await history(1),
     };
-    // The import is killed while it is known to be inside its database transaction: it has read
-    // thousands of records, and it reads at most a few batches ahead of what it has written.
+    // The import is killed while it is known to be inside its database transaction, having written
+    // thousands of records: once the pipe has taken all it is sent, it has read all of that but what
+    // the pipe and its reader buffer (a hundred records or so), and it reads at most two batches
+    // (of 1,000) ahead of the last one written. Of KILLED records, its batches written hold the
+    // first 5,000 then: transactions MANY and MANY + 1 among them.
     const { child, exited, writer, write, output } = importFromPipe('live.json');
-    const text = transactionsText(1, 20000, 'Killed Import');
-    // Everything but the array's end: the import then waits for the rest.
+    const text = transactionsText(1, KILLED, 'Killed Import');
+    // Everything but the last record and the array's end: the import then waits for the rest.
     await write(text.slice(0, text.lastIndexOf('{')));
-    await new Promise((resolve) => setTimeout(resolve, 1000));
     child.kill('SIGKILL');
     const [code, signal] = await exited;
     writer.destroy();
@@ -249,11 +265,9 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
       const count = 1500;
       // The import's second batch (of 1,000) holds it.
       const changed = first + count - 1;
-      const seeded = await runImport(
-        '--transactions',
-        await fixture('concurrent-seed.json', transactionsText(first, count)),
-      );
-      expect(seeded.code).toBe(0);
+      await context.running.seed({
+        transactions: JSON.parse(transactionsText(first, count)) as object[],
+      });
       // The reacting module's recomputation after that import is done: the import below meets no
       // background writes of the service's, only the client's.
       await relayIdle(context.running, BACKGROUND_MS);
