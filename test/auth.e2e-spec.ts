@@ -14,7 +14,7 @@ import {
 } from './support/auth-credentials';
 import { CATALOGUE, textOfLength, transactionRecord } from './support/fixtures';
 import { expectProblem, type HttpResult, rawRequest } from './support/http-assertions';
-import { ServiceProcess, TemporaryDirectories } from './support/processes';
+import { ServiceProcess, startedTogether, TemporaryDirectories } from './support/processes';
 import {
   describeOnEachDatabase,
   describeOnSqlite,
@@ -132,6 +132,20 @@ async function spawnService(env: Record<string, string>): Promise<ServiceProcess
     env: { DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}`, ...env },
   });
   services.push(service);
+  return service;
+}
+
+/** The service once it serves. */
+async function servingService(env: Record<string, string>): Promise<ServiceProcess> {
+  const service = await spawnService(env);
+  await service.ready();
+  return service;
+}
+
+/** The service once it has exited, as one that refuses to start does. */
+async function exitedService(env: Record<string, string>): Promise<ServiceProcess> {
+  const service = await spawnService(env);
+  await service.exit();
   return service;
 }
 
@@ -708,14 +722,33 @@ describe('AUTH_MODE=jwt', () => {
 // The request log, from the built service
 
 describe('the request log line', () => {
+  const started = startedTogether({
+    keys: () =>
+      servingService({
+        // Successful health probes are logged at debug.
+        LOG_LEVEL: 'debug',
+        AUTH_MODE: 'apikey',
+        AUTH_API_KEYS: apiKeysVariable(API_KEYS),
+      }),
+    query: () =>
+      servingService({
+        LOG_LEVEL: 'info',
+        AUTH_MODE: 'apikey',
+        AUTH_API_KEYS: apiKeysVariable(API_KEYS),
+        LOG_REDACT_QUERY_PARAMETERS: 'partner_pin, X-Signed',
+      }),
+    tokens: async () =>
+      servingService({
+        LOG_LEVEL: 'info',
+        AUTH_MODE: 'jwt',
+        AUTH_JWT_PUBLIC_KEY: await issuer.spki(),
+        AUTH_JWT_ISSUER: ISSUER,
+        AUTH_JWT_AUDIENCE: AUDIENCE,
+      }),
+  });
+
   it("carries the key's name as caller, and never the key", async () => {
-    const service = await spawnService({
-      // Successful health probes are logged at debug.
-      LOG_LEVEL: 'debug',
-      AUTH_MODE: 'apikey',
-      AUTH_API_KEYS: apiKeysVariable(API_KEYS),
-    });
-    await service.ready();
+    const service = await started('keys');
     const http = request(service.baseUrl);
     // The demo data is loaded on a new SQLite file; 1001 is unlocked.
     await http
@@ -748,13 +781,7 @@ describe('the request log line', () => {
   });
 
   it('never carries a credential sent in the query string: its name, then REDACTED', async () => {
-    const service = await spawnService({
-      LOG_LEVEL: 'info',
-      AUTH_MODE: 'apikey',
-      AUTH_API_KEYS: apiKeysVariable(API_KEYS),
-      LOG_REDACT_QUERY_PARAMETERS: 'partner_pin, X-Signed',
-    });
-    await service.ready();
+    const service = await started('query');
     const secret = (index: number) => `query-S3CRET-${index}`;
     // Sent as written (supertest would encode the brackets), each to be refused or not found.
     const sent: [string, string, string][] = [
@@ -795,14 +822,7 @@ describe('the request log line', () => {
   });
 
   it("carries the token's sub as caller, and never the token", async () => {
-    const service = await spawnService({
-      LOG_LEVEL: 'info',
-      AUTH_MODE: 'jwt',
-      AUTH_JWT_PUBLIC_KEY: await issuer.spki(),
-      AUTH_JWT_ISSUER: ISSUER,
-      AUTH_JWT_AUDIENCE: AUDIENCE,
-    });
-    await service.ready();
+    const service = await started('tokens');
     const http = request(service.baseUrl);
     const token = await issuer.sign(claims({ sub: 'log-subject-9' }));
     const refusedToken = await stranger.sign(claims({ sub: 'log-intruder' }));
@@ -934,44 +954,7 @@ describe('METRICS', () => {
 // Start-up
 
 describe('start-up', () => {
-  if (testDatabaseKinds().includes('mariadb')) {
-    describe('on MariaDB', () => {
-      let database: TestDatabase;
-      beforeAll(async () => {
-        database = await createTestDatabase('mariadb');
-        databases.push(database);
-      });
-
-      it('refuses to start without AUTH_MODE, naming it', async () => {
-        const service = await spawnService({ DATABASE_URL: database.url, MIGRATIONS_RUN: 'true' });
-        const { code } = await service.exit();
-        expect(code).not.toBe(0);
-        expect(code).not.toBeNull();
-        expect(service.stderr).toContain('AUTH_MODE');
-      });
-
-      it('starts with AUTH_MODE=none, and serves without credentials', async () => {
-        const service = await spawnService({
-          DATABASE_URL: database.url,
-          MIGRATIONS_RUN: 'true',
-          AUTH_MODE: 'none',
-        });
-        await service.ready();
-        await request(service.baseUrl).get('/health/ready').expect(200);
-        await request(service.baseUrl).get(REQUIREMENTS).expect(200);
-        expect((await service.stop()).code).toBe(0);
-      });
-    });
-  }
-
-  it('starts on SQLite without AUTH_MODE, open to every caller', async () => {
-    const service = await spawnService({});
-    await service.ready();
-    await request(service.baseUrl).get(getTransactionPath(1001)).expect(200);
-    expect((await service.stop()).code).toBe(0);
-  });
-
-  it.each<[string, Record<string, string>, string[]]>([
+  const REFUSALS: [string, Record<string, string>, string[]][] = [
     ['AUTH_MODE=apikey without AUTH_API_KEYS', { AUTH_MODE: 'apikey' }, ['AUTH_API_KEYS']],
     [
       'AUTH_MODE=jwt without a key source, issuer or audience',
@@ -982,8 +965,62 @@ describe('start-up', () => {
     ['an unknown SWAGGER', { SWAGGER: 'hidden' }, ['SWAGGER']],
     ['an unknown METRICS', { METRICS: 'private' }, ['METRICS']],
     ['a RATE_LIMIT that is not a number', { RATE_LIMIT: 'many' }, ['RATE_LIMIT']],
-  ])('refuses to start with %s, naming the variable', async (_, env, names) => {
-    const service = await spawnService(env);
+  ];
+  const onMariaDb = testDatabaseKinds().includes('mariadb');
+  /** The one MariaDB database of the MariaDB cases, made by whichever starts first. */
+  let mariaDb: Promise<TestDatabase> | undefined;
+  const mariaDbUrl = async () => {
+    mariaDb ??= createTestDatabase('mariadb').then((database) => {
+      databases.push(database);
+      return database;
+    });
+    return (await mariaDb).url;
+  };
+
+  const started = startedTogether<Record<string, () => Promise<ServiceProcess>>>({
+    ...(onMariaDb && {
+      'MariaDB without AUTH_MODE': async () =>
+        exitedService({ DATABASE_URL: await mariaDbUrl(), MIGRATIONS_RUN: 'true' }),
+      'MariaDB with AUTH_MODE=none': async () =>
+        servingService({
+          DATABASE_URL: await mariaDbUrl(),
+          MIGRATIONS_RUN: 'true',
+          AUTH_MODE: 'none',
+        }),
+    }),
+    'SQLite without AUTH_MODE': () => servingService({}),
+    ...Object.fromEntries(REFUSALS.map(([title, env]) => [title, () => exitedService(env)])),
+    'a key in clear': () =>
+      exitedService({ AUTH_MODE: 'apikey', AUTH_API_KEYS: `gateway=${GATEWAY_KEY}` }),
+  });
+
+  if (onMariaDb) {
+    describe('on MariaDB', () => {
+      it('refuses to start without AUTH_MODE, naming it', async () => {
+        const service = await started('MariaDB without AUTH_MODE');
+        const { code } = await service.exit();
+        expect(code).not.toBe(0);
+        expect(code).not.toBeNull();
+        expect(service.stderr).toContain('AUTH_MODE');
+      });
+
+      it('starts with AUTH_MODE=none, and serves without credentials', async () => {
+        const service = await started('MariaDB with AUTH_MODE=none');
+        await request(service.baseUrl).get('/health/ready').expect(200);
+        await request(service.baseUrl).get(REQUIREMENTS).expect(200);
+        expect((await service.stop()).code).toBe(0);
+      });
+    });
+  }
+
+  it('starts on SQLite without AUTH_MODE, open to every caller', async () => {
+    const service = await started('SQLite without AUTH_MODE');
+    await request(service.baseUrl).get(getTransactionPath(1001)).expect(200);
+    expect((await service.stop()).code).toBe(0);
+  });
+
+  it.each(REFUSALS)('refuses to start with %s, naming the variable', async (title, _, names) => {
+    const service = await started(title);
     const { code } = await service.exit();
     expect(code).not.toBe(0);
     expect(code).not.toBeNull();
@@ -991,10 +1028,7 @@ describe('start-up', () => {
   });
 
   it('refuses an API key given in clear in AUTH_API_KEYS, without writing the key out', async () => {
-    const service = await spawnService({
-      AUTH_MODE: 'apikey',
-      AUTH_API_KEYS: `gateway=${GATEWAY_KEY}`,
-    });
+    const service = await started('a key in clear');
     const { code } = await service.exit();
     expect(code).not.toBe(0);
     expect(code).not.toBeNull();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import request from 'supertest';
-import { freePort, ServiceProcess } from './support/processes';
+import { freePort, ServiceProcess, startedTogether } from './support/processes';
 import { RunningApp } from './support/test-app';
 
 /** A raw connection: what it has received, and how long after opening it closed. */
@@ -119,32 +119,74 @@ function trickle(connection: RawConnection, piece: string, intervalMs: number): 
   void connection.closedAfterMs.then(() => clearInterval(timer));
 }
 
-describe('connection limits of the spawned service (SQLite)', () => {
-  let service: ServiceProcess;
-  let directory: string;
+/** Removes each spawned service: what a describe left, or one no test took. */
+const removals: (() => Promise<void>)[] = [];
 
-  beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'property-sales-connections-'));
-    service = await ServiceProcess.start({
-      cwd: directory,
-      env: {
-        DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}`,
-        LOG_LEVEL: 'warn',
-        HTTP_HEADERS_TIMEOUT_MS: '1000',
-        HTTP_REQUEST_TIMEOUT_MS: '4000',
-        HTTP_KEEP_ALIVE_TIMEOUT_MS: '1500',
-        HTTP_MAX_CONNECTIONS: '20',
-        BODY_MIN_BYTES_PER_SECOND: '100',
-        BODY_RATE_GRACE_MS: '1000',
-      },
-    });
-    await service.ready();
+afterAll(() => Promise.all(removals.map((remove) => remove())));
+
+/** A spawned service on SQLite in a directory of its own, removed when it stops. */
+async function spawnService(env: Record<string, string>): Promise<{
+  service: ServiceProcess;
+  remove: () => Promise<void>;
+}> {
+  const directory = await mkdtemp(join(tmpdir(), 'property-sales-connections-'));
+  const service = await ServiceProcess.start({
+    cwd: directory,
+    env: { DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}`, LOG_LEVEL: 'warn', ...env },
   });
-
-  afterAll(async () => {
+  const remove = async () => {
     await service.stop();
     await rm(directory, { recursive: true, force: true });
+  };
+  removals.push(remove);
+  await service.ready();
+  return { service, remove };
+}
+
+/**
+ * The spawned services of the describes below, each a describe's own: started before the first test,
+ * as many at a time as the machine has cores.
+ */
+const started = startedTogether({
+  limits: () =>
+    spawnService({
+      HTTP_HEADERS_TIMEOUT_MS: '1000',
+      HTTP_REQUEST_TIMEOUT_MS: '4000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '1500',
+      HTTP_MAX_CONNECTIONS: '20',
+      BODY_MIN_BYTES_PER_SECOND: '100',
+      BODY_RATE_GRACE_MS: '1000',
+    }),
+  healthPort: async () => {
+    const healthPort = await freePort();
+    const spawned = await spawnService({
+      HTTP_MAX_CONNECTIONS: '5',
+      HEALTH_PORT: String(healthPort),
+      METRICS: 'health-port',
+      LOG_LEVEL: 'info',
+    });
+    return { ...spawned, healthPort };
+  },
+  shutdown: async () => {
+    const healthPort = await freePort();
+    const spawned = await spawnService({
+      HEALTH_PORT: String(healthPort),
+      SHUTDOWN_DRAIN_MS: '1000',
+    });
+    return { ...spawned, healthPort };
+  },
+  perClient: () => spawnService({ HTTP_MAX_CONNECTIONS_PER_CLIENT: '3' }),
+});
+
+describe('connection limits of the spawned service (SQLite)', () => {
+  let service: ServiceProcess;
+  let remove: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ service, remove } = await started('limits'));
   });
+
+  afterAll(() => remove());
 
   it('answers 408 and closes slow-header connections after the header timeout, serving others meanwhile', async () => {
     const slow = await Promise.all(Array.from({ length: 10 }, () => open(service.port)));
@@ -205,26 +247,6 @@ describe('connection limits of the spawned service (SQLite)', () => {
   });
 });
 
-/** A spawned service on SQLite in a directory of its own, removed when it stops. */
-async function spawnService(env: Record<string, string>): Promise<{
-  service: ServiceProcess;
-  remove: () => Promise<void>;
-}> {
-  const directory = await mkdtemp(join(tmpdir(), 'property-sales-connections-'));
-  const service = await ServiceProcess.start({
-    cwd: directory,
-    env: { DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}`, LOG_LEVEL: 'warn', ...env },
-  });
-  await service.ready();
-  return {
-    service,
-    remove: async () => {
-      await service.stop();
-      await rm(directory, { recursive: true, force: true });
-    },
-  };
-}
-
 /** The part of an UpdateAgents request sent before the rest of its body: the request is in flight. */
 const UPDATE_HEAD =
   'POST /api/Transaction/UpdateAgents HTTP/1.1\r\nHost: x\r\n' +
@@ -238,14 +260,8 @@ describe('a health port outside the connection caps (spawned service, SQLite)', 
   let healthUrl: string;
 
   beforeAll(async () => {
-    healthPort = await freePort();
+    ({ service, remove, healthPort } = await started('healthPort'));
     healthUrl = `http://127.0.0.1:${healthPort}`;
-    ({ service, remove } = await spawnService({
-      HTTP_MAX_CONNECTIONS: '5',
-      HEALTH_PORT: String(healthPort),
-      METRICS: 'health-port',
-      LOG_LEVEL: 'info',
-    }));
   });
 
   afterAll(() => remove());
@@ -318,11 +334,7 @@ describe('the health port at shutdown (spawned service, SQLite)', () => {
   let healthPort: number;
 
   beforeAll(async () => {
-    healthPort = await freePort();
-    ({ service, remove } = await spawnService({
-      HEALTH_PORT: String(healthPort),
-      SHUTDOWN_DRAIN_MS: '1000',
-    }));
+    ({ service, remove, healthPort } = await started('shutdown'));
   });
 
   afterAll(() => remove());
@@ -354,7 +366,7 @@ describe('a connection cap per client address (spawned service, SQLite)', () => 
   let remove: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ service, remove } = await spawnService({ HTTP_MAX_CONNECTIONS_PER_CLIENT: '3' }));
+    ({ service, remove } = await started('perClient'));
   });
 
   afterAll(() => remove());

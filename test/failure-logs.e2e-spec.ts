@@ -9,6 +9,7 @@ import {
   runNode,
   SERVICE_MAIN,
   ServiceProcess,
+  startedTogether,
   TemporaryDirectories,
 } from './support/processes';
 import {
@@ -94,12 +95,46 @@ async function requestLine(service: ServiceProcess, id: string): Promise<LogLine
 }
 
 describe('a start-up failure is one JSON line on stderr, naming the variable', () => {
+  /** The service run until it stops, on a port another server has taken as `variable`. */
+  const onTakenPort = async (variable: string) => {
+    const taken: Server = createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => taken.listen(port, resolve));
+    try {
+      const directory = await directories.make();
+      return await runNode(SERVICE_MAIN, [], {
+        cwd: directory,
+        env: {
+          PORT: String(await freePort()),
+          [variable]: String(port),
+          DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}`,
+        },
+      });
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  };
+  const started = startedTogether({
+    badVariables: async () =>
+      runNode(SERVICE_MAIN, [], {
+        cwd: await directories.make(),
+        env: { LOG_LEVEL: 'loud', PORT: 'eighty' },
+      }),
+    noDatabase: async () =>
+      runNode(SERVICE_MAIN, [], {
+        cwd: await directories.make(),
+        env: {
+          DATABASE_URL: `mysql://root@127.0.0.1:${await freePort()}/nothing_here`,
+          AUTH_MODE: 'none',
+          LOG_LEVEL: 'info',
+        },
+      }),
+    PORT: () => onTakenPort('PORT'),
+    HEALTH_PORT: () => onTakenPort('HEALTH_PORT'),
+  });
+
   it('for bad variables: names each, with its value, and writes nothing else', async () => {
-    const directory = await directories.make();
-    const result = await runNode(SERVICE_MAIN, [], {
-      cwd: directory,
-      env: { LOG_LEVEL: 'loud', PORT: 'eighty' },
-    });
+    const result = await started('badVariables');
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     const lines = logLinesIn(result.stderr);
@@ -113,15 +148,7 @@ describe('a start-up failure is one JSON line on stderr, naming the variable', (
   });
 
   it('for a database that does not answer: DATABASE_URL and the driver code; every line JSON, none coloured', async () => {
-    const directory = await directories.make();
-    const result = await runNode(SERVICE_MAIN, [], {
-      cwd: directory,
-      env: {
-        DATABASE_URL: `mysql://root@127.0.0.1:${await freePort()}/nothing_here`,
-        AUTH_MODE: 'none',
-        LOG_LEVEL: 'info',
-      },
-    });
+    const result = await started('noDatabase');
     expect(result.code).toBe(1);
     const failure = logLinesIn(result.stderr);
     expect(failure).toHaveLength(1);
@@ -136,33 +163,18 @@ describe('a start-up failure is one JSON line on stderr, naming the variable', (
     expect(result.stdout + result.stderr).not.toContain(ESCAPE);
   });
 
-  it.each(['PORT', 'HEALTH_PORT'])(
+  it.each(['PORT', 'HEALTH_PORT'] as const)(
     'for a port already taken: %s and EADDRINUSE',
     async (variable) => {
-      const taken: Server = createServer();
-      const port = await freePort();
-      await new Promise<void>((resolve) => taken.listen(port, resolve));
-      try {
-        const directory = await directories.make();
-        const result = await runNode(SERVICE_MAIN, [], {
-          cwd: directory,
-          env: {
-            PORT: String(await freePort()),
-            [variable]: String(port),
-            DATABASE_URL: `sqlite:${join(directory, 'service.sqlite')}`,
-          },
-        });
-        expect(result.code).toBe(1);
-        const failure = logLinesIn(result.stderr);
-        expect(failure).toHaveLength(1);
-        expect(failure[0]).toMatchObject({
-          level: 'fatal',
-          variables: [variable],
-          err: { code: 'EADDRINUSE' },
-        });
-      } finally {
-        await new Promise((resolve) => taken.close(resolve));
-      }
+      const result = await started(variable);
+      expect(result.code).toBe(1);
+      const failure = logLinesIn(result.stderr);
+      expect(failure).toHaveLength(1);
+      expect(failure[0]).toMatchObject({
+        level: 'fatal',
+        variables: [variable],
+        err: { code: 'EADDRINUSE' },
+      });
     },
   );
 });

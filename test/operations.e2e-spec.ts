@@ -12,11 +12,13 @@ import { name as packageName, version as packageVersion } from '../package.json'
 import { DataSource } from 'typeorm';
 import { expectProblem } from './support/http-assertions';
 import {
+  type CommandResult,
   jsonLines,
   responds,
   runNode,
   SERVICE_MAIN,
   ServiceProcess,
+  startedTogether,
   startOnNewSqlite,
   TemporaryDirectories,
 } from './support/processes';
@@ -519,8 +521,38 @@ describe('request logs of the spawned service (JSON, LOG_LEVEL=info)', () => {
 });
 
 describe('log level and format of the spawned service', () => {
+  const REFUSED_AT_START_UP: [name: string, value: string][] = [
+    ['LOG_LEVEL', 'loud'],
+    ['LOG_FORMAT', 'xml'],
+    ['CORS_ORIGINS', 'not a url'],
+    ['CORS_ORIGINS', 'https://app.example.com/path'],
+    ['TRUST_PROXY', 'every$thing'],
+    ['SHUTDOWN_TIMEOUT_MS', 'soon'],
+  ];
+  const started = startedTogether<{
+    warn: () => Promise<ServiceProcess>;
+    pretty: () => Promise<ServiceProcess>;
+    [refusal: `${string}=${string}`]: () => Promise<CommandResult>;
+  }>({
+    warn: () => spawnService({ LOG_LEVEL: 'warn' }),
+    pretty: () => spawnService({ LOG_FORMAT: 'pretty' }),
+    ...Object.fromEntries(
+      REFUSED_AT_START_UP.map(([name, value]) => [
+        `${name}=${value}`,
+        async () => {
+          const directory = await directories.make();
+          return runNode(SERVICE_MAIN, [], {
+            cwd: directory,
+            env: { [name]: value, DATABASE_URL: `sqlite:${join(directory, 'never.sqlite')}` },
+            timeoutMs: 15000,
+          });
+        },
+      ]),
+    ),
+  });
+
   it('with LOG_LEVEL=warn writes no line for a 200 and a level-40 line for a 404', async () => {
-    const service = await spawnService({ LOG_LEVEL: 'warn' });
+    const service = await started('warn');
     try {
       await request(service.baseUrl).get('/health/live').set('X-Request-Id', 'warn-ok').expect(200);
       await request(service.baseUrl)
@@ -546,7 +578,7 @@ describe('log level and format of the spawned service', () => {
   });
 
   it('with LOG_FORMAT=pretty writes readable lines, not JSON', async () => {
-    const service = await spawnService({ LOG_FORMAT: 'pretty' });
+    const service = await started('pretty');
     try {
       await request(service.baseUrl).get(LOGGED_ROUTE).set('X-Request-Id', 'pretty-1').expect(200);
       await eventually(() => service.stdout.includes('pretty-1'), 'the pretty request line');
@@ -561,25 +593,16 @@ describe('log level and format of the spawned service', () => {
     }
   });
 
-  it.each([
-    ['LOG_LEVEL', 'loud'],
-    ['LOG_FORMAT', 'xml'],
-    ['CORS_ORIGINS', 'not a url'],
-    ['CORS_ORIGINS', 'https://app.example.com/path'],
-    ['TRUST_PROXY', 'every$thing'],
-    ['SHUTDOWN_TIMEOUT_MS', 'soon'],
-  ])('stops at start-up, naming %s, when it is %p', async (name, value) => {
-    const directory = await directories.make();
-    const result = await runNode(SERVICE_MAIN, [], {
-      cwd: directory,
-      env: { [name]: value, DATABASE_URL: `sqlite:${join(directory, 'never.sqlite')}` },
-      timeoutMs: 15000,
-    });
-    expect(result.signal).toBeNull();
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain(name);
-    expect(result.stderr).toContain(value);
-  });
+  it.each(REFUSED_AT_START_UP)(
+    'stops at start-up, naming %s, when it is %p',
+    async (name, value) => {
+      const result = await started(`${name}=${value}`);
+      expect(result.signal).toBeNull();
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain(name);
+      expect(result.stderr).toContain(value);
+    },
+  );
 });
 
 describe('behind a gateway: TRUST_PROXY=loopback and CORS_ORIGINS', () => {
@@ -658,8 +681,17 @@ describe('graceful shutdown on SIGTERM', () => {
     await Promise.allSettled(started.splice(0).map((service) => service.stop()));
   });
 
-  const spawnForShutdown = async (env: Record<string, string> = {}) => {
-    const service = await spawnService(env);
+  const services = startedTogether({
+    drain: () => spawnService({ SHUTDOWN_DRAIN_MS: '1500' }),
+    keepAlive: () => spawnService(),
+    inFlight: () => spawnService(),
+    gateway: () => spawnService(),
+    timeout: () => spawnService({ SHUTDOWN_TIMEOUT_MS: '500' }),
+  });
+
+  /** The test's own service, stopped after it whatever happens. */
+  const serviceFor = async (name: Parameters<typeof services>[0]) => {
+    const service = await services(name);
     started.push(service);
     return service;
   };
@@ -668,7 +700,7 @@ describe('graceful shutdown on SIGTERM', () => {
     (await request(service.baseUrl).get(path)).status;
 
   it('turns readiness 503 first and keeps serving for SHUTDOWN_DRAIN_MS, then closes the listener', async () => {
-    const service = await spawnForShutdown({ SHUTDOWN_DRAIN_MS: '1500' });
+    const service = await serviceFor('drain');
     expect(await status(service, '/health/ready')).toBe(200);
 
     const signalled = Date.now();
@@ -691,7 +723,7 @@ describe('graceful shutdown on SIGTERM', () => {
   });
 
   it('answers every request in flight on 32 keep-alive connections, closing each after it: none is reset', async () => {
-    const service = await spawnForShutdown();
+    const service = await serviceFor('keepAlive');
     const connections = 32;
     const agent = new Agent({ keepAlive: true, maxSockets: connections });
     agents.push(agent);
@@ -723,7 +755,7 @@ describe('graceful shutdown on SIGTERM', () => {
   });
 
   it('stops accepting connections, finishes the request in flight, and exits with code 0', async () => {
-    const service = await spawnForShutdown();
+    const service = await serviceFor('inFlight');
     const inFlight = await startUpdateInFlight(service, false);
 
     service.child.kill('SIGTERM');
@@ -739,7 +771,7 @@ describe('graceful shutdown on SIGTERM', () => {
   });
 
   it("closes a gateway's keep-alive connection after the request in flight, so the process exits promptly", async () => {
-    const service = await spawnForShutdown();
+    const service = await serviceFor('gateway');
     const agent = new Agent({ keepAlive: true });
     agents.push(agent);
     const inFlight = await startUpdateInFlight(service, agent);
@@ -768,7 +800,7 @@ describe('graceful shutdown on SIGTERM', () => {
   });
 
   it('exits non-zero within SHUTDOWN_TIMEOUT_MS when a request never finishes', async () => {
-    const service = await spawnForShutdown({ SHUTDOWN_TIMEOUT_MS: '500' });
+    const service = await serviceFor('timeout');
     const inFlight = await startUpdateInFlight(service, false);
 
     const signalled = Date.now();

@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
+import { Mutex } from 'async-mutex';
 import request from 'supertest';
 import { DEFAULT_AUTH_FAILURE_LIMIT } from '../src/config/app-config';
 import { apiKeysVariable, JwksServer, nowSeconds, TokenIssuer } from './support/auth-credentials';
@@ -55,6 +56,12 @@ async function startApp(env: Environment): Promise<RunningApp> {
 afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()));
 });
+
+/** Closes these apps at once, rather than after the test: a concurrent test runs no afterEach. */
+async function closeApps(closing: readonly RunningApp[]): Promise<void> {
+  for (const app of closing) apps.splice(apps.indexOf(app), 1);
+  await Promise.all(closing.map((app) => app.close()));
+}
 
 describe.each([
   ['in memory', () => ({})],
@@ -230,39 +237,54 @@ describe('limits against credentials sent at once on open connections', () => {
       })),
     );
 
-  describe.each([
+  /**
+   * Each case waits out its window (most of its time) while the next ones send their bursts: the cases
+   * run together, their instances and Redis keys their own, and start, send their burst and close one
+   * at a time, so that none slows another's burst.
+   */
+  const oneBurstAtATime = new Mutex();
+  const limitsOfCase: [string, Environment][] = [
     ['AUTH_FAILURE_LIMIT', { AUTH_FAILURE_LIMIT: String(BURST_LIMIT), RATE_LIMIT: '0' }],
     ['RATE_LIMIT', { RATE_LIMIT: String(BURST_LIMIT), AUTH_FAILURE_LIMIT: '0' }],
-  ])('%s, counted', (_limit, limits) => {
-    describe.each(stores)('%s', (_where, instanceCount, store) => {
-      it.each(kinds)(
-        `checks ${BURST_LIMIT} of ${BURST} %s sent at once, refuses every right one among them, and takes it once the window ends`,
-        async (kind) => {
-          const { env, right, wrong } = credentials.get(kind)!;
-          const instances = await startInstances(instanceCount, store, { ...env, ...limits });
-          // The right credential at every fifth place from the sixteenth: by then each instance has
-          // been sent more guesses than the limit, so a right one answered 200 was checked past it.
-          const sent = wrong.map((guess, index) =>
-            index >= 3 * BURST_LIMIT && index % BURST_LIMIT === 0 ? right : guess,
-          );
-          const answers = await burst(instances, sent);
-          const guesses = answers.filter((_, index) => sent[index] !== right);
-          const rights = answers.filter((_, index) => sent[index] === right);
-          // A 401 is a guess checked; a 429 one refused. A right one checked would be a 200.
-          expect(statusCounts(guesses)).toEqual({
-            401: BURST_LIMIT,
-            429: guesses.length - BURST_LIMIT,
-          });
-          expect(statusCounts(rights)).toEqual({ 429: rights.length });
-          rights.forEach(expectRateLimited);
-          await sleep(
-            Math.max(...rights.map((answer) => Number(answer.headers['retry-after']))) * 1000,
-          );
-          await instances[0].http.get(REQUIREMENTS).set(right).expect(200);
-        },
+  ];
+  const windowCases = limitsOfCase.flatMap(([limit, limits]) =>
+    stores.flatMap(([where, instanceCount, store]) =>
+      kinds.map(([kind]) => ({ limit, limits, where, instanceCount, store, kind })),
+    ),
+  );
+
+  it.concurrent.each(windowCases)(
+    `$limit, counted $where: checks ${BURST_LIMIT} of ${BURST} $kind sent at once, refuses every right one among them, and takes it once the window ends`,
+    async ({ limits, instanceCount, store, kind }) => {
+      const { env, right, wrong } = credentials.get(kind)!;
+      // The right credential at every fifth place from the sixteenth: by then each instance has
+      // been sent more guesses than the limit, so a right one answered 200 was checked past it.
+      const sent = wrong.map((guess, index) =>
+        index >= 3 * BURST_LIMIT && index % BURST_LIMIT === 0 ? right : guess,
       );
-    });
-  });
+      const { instances, answers } = await oneBurstAtATime.runExclusive(async () => {
+        const started = await startInstances(instanceCount, store, { ...env, ...limits });
+        return { instances: started, answers: await burst(started, sent) };
+      });
+      try {
+        const guesses = answers.filter((_, index) => sent[index] !== right);
+        const rights = answers.filter((_, index) => sent[index] === right);
+        // A 401 is a guess checked; a 429 one refused. A right one checked would be a 200.
+        expect(statusCounts(guesses)).toEqual({
+          401: BURST_LIMIT,
+          429: guesses.length - BURST_LIMIT,
+        });
+        expect(statusCounts(rights)).toEqual({ 429: rights.length });
+        rights.forEach(expectRateLimited);
+        await sleep(
+          Math.max(...rights.map((answer) => Number(answer.headers['retry-after']))) * 1000,
+        );
+        await instances[0].http.get(REQUIREMENTS).set(right).expect(200);
+      } finally {
+        await oneBurstAtATime.runExclusive(() => closeApps(instances));
+      }
+    },
+  );
 
   describe.each(stores)('AUTH_FAILURE_LIMIT, counted %s', (_where, instanceCount, store) => {
     it.each(kinds)(

@@ -22,6 +22,7 @@ import {
   jsonLines,
   REPO_ROOT,
   ServiceProcess,
+  startedTogether,
   startOnNewSqlite,
 } from './support/processes';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
@@ -371,12 +372,37 @@ describe('tracing on, exporting to a collector', () => {
 });
 
 describe('tracing without a collector that answers', () => {
+  // Accepts connections and never answers, as a collector behind a dead route does.
+  const silent: TcpServer = createTcpServer(() => undefined);
+  const held: Socket[] = [];
+  silent.on('connection', (socket) => held.push(socket));
+
+  const started = startedTogether({
+    refused: async () =>
+      spawnService({
+        ...tracingTo(`http://127.0.0.1:${await freePort()}`),
+        // The exporter retries for this long before it reports a failure.
+        OTEL_EXPORTER_OTLP_TIMEOUT: '500',
+      }),
+    silent: async () => {
+      const port = await freePort();
+      await new Promise<void>((resolve) => silent.listen(port, '127.0.0.1', resolve));
+      // Nothing is exported before the shutdown flushes.
+      return spawnService(tracingTo(`http://127.0.0.1:${port}`, 60000));
+    },
+    flushed: async () => {
+      const collector = await startCollector();
+      return { collector, service: await spawnService(tracingTo(collector.endpoint, 60000)) };
+    },
+  });
+
+  afterAll(async () => {
+    held.forEach((socket) => socket.destroy());
+    if (silent.listening) await new Promise((resolve) => silent.close(resolve));
+  });
+
   it('starts and answers when the collector refuses connections, and reports the failed exports as JSON lines', async () => {
-    const service = await spawnService({
-      ...tracingTo(`http://127.0.0.1:${await freePort()}`),
-      // The exporter retries for this long before it reports a failure.
-      OTEL_EXPORTER_OTLP_TIMEOUT: '500',
-    });
+    const service = await started('refused');
     const caller = callerTraceparent();
     const path = `/api/Transaction/GetTransaction/${DEMO_TRANSACTION}`;
     expect(await send(service, path, 'refused', { headers: { traceparent: caller.header } })).toBe(
@@ -397,30 +423,17 @@ describe('tracing without a collector that answers', () => {
   });
 
   it('shuts down within a second of its last request when the collector never answers', async () => {
-    // Accepts connections and never answers, as a collector behind a dead route does.
-    const silent: TcpServer = createTcpServer(() => undefined);
-    const held: Socket[] = [];
-    silent.on('connection', (socket) => held.push(socket));
-    const port = await freePort();
-    await new Promise<void>((resolve) => silent.listen(port, '127.0.0.1', resolve));
-    try {
-      // Nothing is exported before the shutdown flushes.
-      const service = await spawnService(tracingTo(`http://127.0.0.1:${port}`, 60000));
-      expect(
-        await send(service, `/api/Transaction/GetTransaction/${DEMO_TRANSACTION}`, 'silent'),
-      ).toBe(200);
-      const stopping = Date.now();
-      expect(await service.stop()).toEqual({ code: 0, signal: null });
-      expect(Date.now() - stopping).toBeLessThan(3000);
-    } finally {
-      held.forEach((socket) => socket.destroy());
-      await new Promise((resolve) => silent.close(resolve));
-    }
+    const service = await started('silent');
+    expect(
+      await send(service, `/api/Transaction/GetTransaction/${DEMO_TRANSACTION}`, 'silent'),
+    ).toBe(200);
+    const stopping = Date.now();
+    expect(await service.stop()).toEqual({ code: 0, signal: null });
+    expect(Date.now() - stopping).toBeLessThan(3000);
   });
 
   it('sends the spans still batched when it shuts down', async () => {
-    const collector = await startCollector();
-    const service = await spawnService(tracingTo(collector.endpoint, 60000));
+    const { collector, service } = await started('flushed');
     const caller = callerTraceparent();
     await send(service, `/api/Transaction/GetTransaction/${DEMO_TRANSACTION}`, 'flushed', {
       headers: { traceparent: caller.header },
@@ -434,8 +447,19 @@ describe('tracing without a collector that answers', () => {
 });
 
 describe('tracing off', () => {
+  /** A service told to export to a collector, and how it is switched off. */
+  const switchedOff = async (off: Record<string, string>) => {
+    const collector = await startCollector();
+    return { collector, service: await spawnService({ ...tracingTo(collector.endpoint), ...off }) };
+  };
+  const started = startedTogether({
+    default: () => spawnService({}),
+    'OTEL_SDK_DISABLED=true': () => switchedOff({ OTEL_SDK_DISABLED: 'true' }),
+    'OTEL_TRACES_EXPORTER=none': () => switchedOff({ OTEL_TRACES_EXPORTER: 'none' }),
+  });
+
   it('by default: the log line carries the trace id of a valid traceparent, nothing for an invalid one or none', async () => {
-    const service = await spawnService({});
+    const service = await started('default');
     const caller = callerTraceparent();
     const path = `/api/Transaction/GetTransaction/${DEMO_TRANSACTION}`;
     await send(service, path, 'off-valid', { headers: { traceparent: caller.header } });
@@ -463,20 +487,21 @@ describe('tracing off', () => {
     }
   });
 
-  it.each([
-    ['OTEL_SDK_DISABLED=true', { OTEL_SDK_DISABLED: 'true' }],
-    ['OTEL_TRACES_EXPORTER=none', { OTEL_TRACES_EXPORTER: 'none' }],
-  ])('by %s, whatever else is set: nothing reaches the collector', async (_, off) => {
-    const collector = await startCollector();
-    const service = await spawnService({ ...tracingTo(collector.endpoint), ...off });
-    const caller = callerTraceparent();
-    await send(service, `/api/Transaction/GetTransaction/${DEMO_TRANSACTION}`, 'switched-off', {
-      headers: { traceparent: caller.header },
-    });
-    expect(await requestLine(service, 'switched-off')).toMatchObject({ trace_id: caller.traceId });
-    expect(await service.stop()).toEqual({ code: 0, signal: null });
-    expect(collector.bodies).toEqual([]);
-  });
+  it.each(['OTEL_SDK_DISABLED=true', 'OTEL_TRACES_EXPORTER=none'] as const)(
+    'by %s, whatever else is set: nothing reaches the collector',
+    async (off) => {
+      const { collector, service } = await started(off);
+      const caller = callerTraceparent();
+      await send(service, `/api/Transaction/GetTransaction/${DEMO_TRANSACTION}`, 'switched-off', {
+        headers: { traceparent: caller.header },
+      });
+      expect(await requestLine(service, 'switched-off')).toMatchObject({
+        trace_id: caller.traceId,
+      });
+      expect(await service.stop()).toEqual({ code: 0, signal: null });
+      expect(collector.bodies).toEqual([]);
+    },
+  );
 
   it('does not load the SDK unless a variable asks for it', async () => {
     const loaded = async (env: Record<string, string>) => {
@@ -491,9 +516,14 @@ describe('tracing off', () => {
       );
       return Number(stdout.trim());
     };
-    expect(await loaded({})).toBe(0);
-    expect(await loaded({ OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'console' })).toBe(0);
-    expect(await loaded({ OTEL_TRACES_EXPORTER: 'console' })).toBeGreaterThan(0);
+    const [unasked, disabled, asked] = await Promise.all([
+      loaded({}),
+      loaded({ OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'console' }),
+      loaded({ OTEL_TRACES_EXPORTER: 'console' }),
+    ]);
+    expect(unasked).toBe(0);
+    expect(disabled).toBe(0);
+    expect(asked).toBeGreaterThan(0);
   });
 });
 
@@ -657,13 +687,20 @@ describe('the events of a traced request', () => {
     return events.deliveries.find(ofThisChange)!.event;
   }
 
+  const publishing = { EVENTS_URL: TEST_BROKER_URL, EVENTS_EXCHANGE: exchange };
+  const started = startedTogether({
+    traced: async () => {
+      const collector = await startCollector();
+      return {
+        collector,
+        service: await spawnService({ ...tracingTo(collector.endpoint), ...publishing }),
+      };
+    },
+    untraced: () => spawnService(publishing),
+  });
+
   it("carries the W3C traceparent of the request's trace when tracing is on", async () => {
-    const collector = await startCollector();
-    const service = await spawnService({
-      ...tracingTo(collector.endpoint),
-      EVENTS_URL: TEST_BROKER_URL,
-      EVENTS_EXCHANGE: exchange,
-    });
+    const { collector, service } = await started('traced');
     const caller = callerTraceparent();
     const event = await changeAgents(service, caller.header, 701);
     expect(event.traceparent).toMatch(new RegExp(`^00-${caller.traceId}-[0-9a-f]{16}-01$`));
@@ -673,10 +710,7 @@ describe('the events of a traced request', () => {
   });
 
   it('carries none when tracing is off', async () => {
-    const service = await spawnService({
-      EVENTS_URL: TEST_BROKER_URL,
-      EVENTS_EXCHANGE: exchange,
-    });
+    const service = await started('untraced');
     const event = await changeAgents(service, callerTraceparent().header, 702);
     expect(event).not.toHaveProperty('traceparent');
   });

@@ -1,55 +1,47 @@
 import { once } from 'node:events';
-import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { type RelayTarget } from './latency-relay-thread';
+import { REPO_ROOT } from './processes';
+
+/** The built relay (test/support/latency-relay-thread.ts): a worker thread runs it. */
+const RELAY_THREAD = join(REPO_ROOT, 'dist', 'test', 'support', 'latency-relay-thread.js');
 
 /**
  * A TCP relay that holds every chunk `delayMs` each way: the server behind it answers as one a
- * network away does, rather than in the microseconds of loopback.
+ * network away does, rather than in the microseconds of loopback. It runs in a thread of its own.
  */
 export class LatencyRelay {
-  private readonly sockets = new Set<Socket>();
-
   private constructor(
-    private readonly server: Server,
+    private readonly thread: Worker,
     private readonly target: URL,
+    private readonly port: number,
   ) {}
 
   /** Relays to the host and port of `targetUrl` (redis://…, http://…). */
   static async start(targetUrl: string, delayMs: number): Promise<LatencyRelay> {
     const target = new URL(targetUrl);
-    const server = createServer();
-    const relay = new LatencyRelay(server, target);
-    server.on('connection', (client) => {
-      const upstream = connect(Number(target.port), target.hostname);
-      for (const [from, to] of [
-        [client, upstream],
-        [upstream, client],
-      ]) {
-        relay.sockets.add(from);
-        // Timers of one delay fire in the order they were set: the stream keeps its order.
-        from.on('data', (chunk: Buffer) => setTimeout(() => to.write(chunk), delayMs));
-        from.on('close', () => {
-          relay.sockets.delete(from);
-          setTimeout(() => to.destroy(), delayMs);
-        });
-        from.on('error', () => from.destroy());
-      }
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    return relay;
+    const relayTarget: RelayTarget = {
+      host: target.hostname,
+      port: Number(target.port),
+      delayMs,
+    };
+    const thread = new Worker(RELAY_THREAD, { workerData: relayTarget });
+    const [port] = (await once(thread, 'message')) as [number];
+    return new LatencyRelay(thread, target, port);
   }
 
   /** `targetUrl` with the relay's host and port in place of the target's. */
   get url(): string {
     const url = new URL(this.target);
     url.hostname = '127.0.0.1';
-    url.port = String((this.server.address() as AddressInfo).port);
+    url.port = String(this.port);
     return url.toString();
   }
 
   async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    this.server.close();
-    await once(this.server, 'close');
+    const exited = once(this.thread, 'exit');
+    this.thread.postMessage('close');
+    await exited;
   }
 }

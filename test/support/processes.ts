@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** The repository root; the built service and import command live under dist/ (the test command builds it). */
@@ -289,4 +289,35 @@ export class TemporaryDirectories {
       this.made.splice(0).map((directory) => rm(directory, { recursive: true, force: true })),
     );
   }
+}
+
+/**
+ * What a describe's tests each use once, a process started or run to its end, started before its
+ * first test as many at a time as the machine has cores: a service spends about two seconds loading
+ * its code, most of it on one core. The tests run once every one has started (or failed to), on a
+ * quiet machine; `started(name)` gives a test its own, and a failure to start fails that test alone.
+ */
+export function startedTogether<Starts extends Record<string, () => Promise<unknown>>>(
+  starts: Starts,
+): <Name extends keyof Starts & string>(name: Name) => ReturnType<Starts[Name]> {
+  const started = new Map<string, Promise<unknown>>();
+  beforeAll(async () => {
+    const waiting = Object.entries(starts);
+    const startNext = async (): Promise<void> => {
+      const next = waiting.shift();
+      if (!next) return;
+      const [name, start] = next;
+      const starting = start();
+      started.set(name, starting);
+      // Reported by the test that takes it, not as a rejection nobody handled.
+      await starting.catch(() => undefined);
+      return startNext();
+    };
+    await Promise.all(Array.from({ length: availableParallelism() }, startNext));
+  });
+  return <Name extends keyof Starts & string>(name: Name) => {
+    const starting = started.get(name);
+    if (!starting) throw new Error(`Nothing named ${name} was started`);
+    return starting as ReturnType<Starts[Name]>;
+  };
 }

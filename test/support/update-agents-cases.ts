@@ -494,10 +494,13 @@ export function agentsOf(body: WireBody, stored: AgentValues = {}): AgentValues 
 export class TransactionProbe {
   constructor(private readonly context: SuiteContext) {}
 
+  /** The transaction and its history, read together: nothing writes between the two reads. */
   async snapshot(id: number): Promise<Snapshot> {
-    const read = await this.context.http.get(getTransactionPath(id));
+    const [read, history] = await Promise.all([
+      this.context.http.get(getTransactionPath(id)),
+      this.context.http.get(getAgentHistoryPath(id)),
+    ]);
     expect(read.status).toBe(200);
-    const history = await this.context.http.get(getAgentHistoryPath(id));
     expect(history.status).toBe(200);
     return {
       transaction: read.body as WireBody,
