@@ -86,55 +86,49 @@ describeOnEachDatabase('npm run data:export', (context: SuiteContext) => {
   const runExport = command(EXPORT_MAIN);
   const runImport = command(IMPORT_MAIN);
 
-  // The exports and round trips only read the suite's data, and write files and databases of their
-  // own: they run side by side (it.concurrent), sharing the machine's cores. The tests in sequence
-  // run after them all.
-  it.concurrent('prints the usage and exits 2 without a file to write', async () => {
+  it('prints the usage and exits 2 without a file to write', async () => {
     const result = await runExport(context.database.url, '--checklist', 'x.csv');
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/usage: npm run data:export -- /);
   });
 
-  it.concurrent(
-    'writes every transaction as GetTransaction returns it, and the catalogue as GetRequirements does',
-    async () => {
-      const files = exportFiles(join(directory, 'shape'), 'json');
-      await mkdir(join(directory, 'shape'));
-      const result = await runExport(context.database.url, ...flags(files));
-      expect({ code: result.code, stderr: result.stderr }).toEqual({
-        code: 0,
-        stderr: expect.any(String),
-      });
-      expect(result.stdout).toContain('Export complete');
-      expect(result.stdout).toContain('transactions: 3');
-      // No rate of a run under a second: the time it took, in tenths.
-      expect(result.stdout).toMatch(
-        /\n {2}3 transactions in (?:\d\.\ds|\S+ \(\d+ transactions\/s\))\n/,
-      );
-      expect(result.stdout).not.toMatch(/in 0s|NF/);
+  it('writes every transaction as GetTransaction returns it, and the catalogue as GetRequirements does', async () => {
+    const files = exportFiles(join(directory, 'shape'), 'json');
+    await mkdir(join(directory, 'shape'));
+    const result = await runExport(context.database.url, ...flags(files));
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 0,
+      stderr: expect.any(String),
+    });
+    expect(result.stdout).toContain('Export complete');
+    expect(result.stdout).toContain('transactions: 3');
+    // No rate of a run under a second: the time it took, in tenths.
+    expect(result.stdout).toMatch(
+      /\n {2}3 transactions in (?:\d\.\ds|\S+ \(\d+ transactions\/s\))\n/,
+    );
+    expect(result.stdout).not.toMatch(/in 0s|NF/);
 
-      const written = JSON.parse(await readFile(files.transactions, 'utf8')) as Json[];
-      const served = await Promise.all(
-        [1, 2, 3].map(
-          async (id) =>
-            (await context.http.get(`/api/Transaction/GetTransaction/${id}`).expect(200))
-              .body as Json,
-        ),
-      );
-      // All but row_version, which counts a row's changes in one database: files do not carry it.
-      expect(written).toEqual(
-        served.map((record) =>
-          Object.fromEntries(Object.entries(record).filter(([name]) => name !== 'row_version')),
-        ),
-      );
-      expect(served[0].row_version).toBe(2);
-      expect(JSON.parse(await readFile(files.requirements, 'utf8'))).toEqual(
-        (await context.http.get('/api/Requirement/GetRequirements').expect(200)).body,
-      );
-    },
-  );
+    const written = JSON.parse(await readFile(files.transactions, 'utf8')) as Json[];
+    const served = await Promise.all(
+      [1, 2, 3].map(
+        async (id) =>
+          (await context.http.get(`/api/Transaction/GetTransaction/${id}`).expect(200))
+            .body as Json,
+      ),
+    );
+    // All but row_version, which counts a row's changes in one database: files do not carry it.
+    expect(written).toEqual(
+      served.map((record) =>
+        Object.fromEntries(Object.entries(record).filter(([name]) => name !== 'row_version')),
+      ),
+    );
+    expect(served[0].row_version).toBe(2);
+    expect(JSON.parse(await readFile(files.requirements, 'utf8'))).toEqual(
+      (await context.http.get('/api/Requirement/GetRequirements').expect(200)).body,
+    );
+  });
 
-  it.concurrent.each(['json', 'xml', 'csv'] as const)(
+  it.each(['json', 'xml', 'csv'] as const)(
     'round trip in %s: export, import into an empty database, export again, byte-identical',
     async (format) => {
       const first = exportFiles(join(directory, `${format}-first`), format);
@@ -161,7 +155,6 @@ describeOnEachDatabase('npm run data:export', (context: SuiteContext) => {
   );
 
   it('writes CSV with a header of wire names, null as an empty field and the empty string as ""', async () => {
-    // The first export of the CSV round trip.
     const files = exportFiles(join(directory, 'csv-first'), 'csv');
     const transactions = await readFile(files.transactions, 'utf8');
     const lines = transactions.split('\n');
@@ -183,39 +176,36 @@ describeOnEachDatabase('npm run data:export', (context: SuiteContext) => {
     ]);
   });
 
-  it.concurrent(
-    "writes a ' before CSV text a spreadsheet would run as a formula, which the import takes off",
-    async () => {
-      const csv = exportFiles(join(directory, 'formulas-csv'), 'csv');
-      await mkdir(join(directory, 'formulas-csv'));
-      expect((await runExport(context.database.url, ...flags(csv))).code).toBe(0);
-      const rows = parseCsv<Json>(await readFile(csv.transactions, 'utf8'), { columns: true });
-      const second = rows.find((row) => row.transaction_id === '2')!;
-      expect(Object.fromEntries(Object.keys(FORMULAS).map((name) => [name, second[name]]))).toEqual(
-        Object.fromEntries(Object.entries(FORMULAS).map(([name, text]) => [name, `'${text}`])),
-      );
-      for (const path of Object.values(csv))
-        for (const row of parseCsv(await readFile(path, 'utf8')))
-          for (const cell of row) expect({ path, cell }).not.toEqual({ path, cell: FORMULA_START });
+  it("writes a ' before CSV text a spreadsheet would run as a formula, which the import takes off", async () => {
+    const csv = exportFiles(join(directory, 'formulas-csv'), 'csv');
+    await mkdir(join(directory, 'formulas-csv'));
+    expect((await runExport(context.database.url, ...flags(csv))).code).toBe(0);
+    const rows = parseCsv<Json>(await readFile(csv.transactions, 'utf8'), { columns: true });
+    const second = rows.find((row) => row.transaction_id === '2')!;
+    expect(Object.fromEntries(Object.keys(FORMULAS).map((name) => [name, second[name]]))).toEqual(
+      Object.fromEntries(Object.entries(FORMULAS).map(([name, text]) => [name, `'${text}`])),
+    );
+    for (const path of Object.values(csv))
+      for (const row of parseCsv(await readFile(path, 'utf8')))
+        for (const cell of row) expect({ path, cell }).not.toEqual({ path, cell: FORMULA_START });
 
-      // The import gives back the text as it was: the JSON of both databases is the same.
-      const empty = await createTestDatabase(context.kind);
-      try {
-        expect((await runImport(empty.url, ...flags(csv))).code).toBe(0);
-        const exported = async (databaseUrl: string, name: string) => {
-          const json = exportFiles(join(directory, name), 'json');
-          await mkdir(join(directory, name));
-          expect((await runExport(databaseUrl, ...flags(json))).code).toBe(0);
-          return JSON.parse(await readFile(json.transactions, 'utf8')) as Json[];
-        };
-        const reimported = await exported(empty.url, 'formulas-reimported');
-        expect(reimported[1]).toMatchObject(FORMULAS);
-        expect(reimported).toEqual(await exported(context.database.url, 'formulas-json'));
-      } finally {
-        await empty.drop();
-      }
-    },
-  );
+    // The import gives back the text as it was: the JSON of both databases is the same.
+    const empty = await createTestDatabase(context.kind);
+    try {
+      expect((await runImport(empty.url, ...flags(csv))).code).toBe(0);
+      const exported = async (databaseUrl: string, name: string) => {
+        const json = exportFiles(join(directory, name), 'json');
+        await mkdir(join(directory, name));
+        expect((await runExport(databaseUrl, ...flags(json))).code).toBe(0);
+        return JSON.parse(await readFile(json.transactions, 'utf8')) as Json[];
+      };
+      const reimported = await exported(empty.url, 'formulas-reimported');
+      expect(reimported[1]).toMatchObject(FORMULAS);
+      expect(reimported).toEqual(await exported(context.database.url, 'formulas-json'));
+    } finally {
+      await empty.drop();
+    }
+  });
 
   describe('reads CSV as a database administrator exports it', () => {
     const BOM = '\uFEFF';
