@@ -309,10 +309,10 @@ describeOnEachDatabase(
     });
 
     it('wakes its waiting readers once per interval through a burst of commits: every event once, in order, on pages they share', async () => {
-      // Twenty readers waiting: the interval between wake-ups is 20 × 50 ms, above its least.
-      await context.restart({ EVENTS_FEED_WAKE_MS: '500', EVENTS_FEED_WAKE_MS_PER_READER: '50' });
+      // Twenty readers waiting: the interval between wake-ups is 20 × 100 ms, above its least.
+      await context.restart({ EVENTS_FEED_WAKE_MS: '1000', EVENTS_FEED_WAKE_MS_PER_READER: '100' });
       try {
-        const INTERVAL = 1000;
+        const INTERVAL = 2000;
         const last = await newestId(context);
         // Sales agents the other tests leave alone.
         const CHANGES = 10;
