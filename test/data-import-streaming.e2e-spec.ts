@@ -272,25 +272,32 @@ describeOnEachDatabase('npm run data:import, streaming', (context: SuiteContext)
       // background writes of the service's, only the client's.
       await relayIdle(context.running, BACKGROUND_MS);
 
-      // The import is held inside its transaction after its first batch.
-      const { exited, writer, write, output } = importFromPipe('concurrent.json', '--quiet');
+      // The import is held inside its transaction after its first batch. Its progress lines (one every
+      // few seconds) say how far it read, should it not get there.
+      const { exited, writer, write, output } = importFromPipe('concurrent.json');
       const records = transactionTexts(first, count, 'Import Broker');
       await write(`[${records.slice(0, 1200).join(',\n')},\n`);
-      // Its first batch is written, uncommitted: a transaction on the server has changed its rows.
+      // Its first batch is written, uncommitted: a transaction on this suite's database has changed
+      // its rows (the server is shared: other databases' transactions are not the import's).
       const server = await createConnection({
         uri: context.database.url.replace(/^mariadb:/, 'mysql:'),
       });
+      const OWN_TRANSACTIONS =
+        'FROM information_schema.innodb_trx t JOIN information_schema.processlist p ' +
+        'ON p.id = t.trx_mysql_thread_id WHERE p.db = DATABASE()';
       try {
         for (let waited = 0; ; waited += 50) {
           const [rows] = await server.query<RowDataPacket[]>(
-            'SELECT MAX(trx_rows_modified) AS modified FROM information_schema.innodb_trx',
+            `SELECT MAX(t.trx_rows_modified) AS modified ${OWN_TRANSACTIONS}`,
           );
           const modified = (rows[0] as { modified: number | null }).modified;
           if (Number(modified) >= 1000) break;
           if (waited > 30000) {
-            // What each transaction on the server was doing: a lock wait names what it waits on.
+            // What each of its connections was doing: a lock wait names what it waits on.
             const [transactions] = await server.query<RowDataPacket[]>(
-              'SELECT trx_state, trx_rows_modified, trx_started, trx_query FROM information_schema.innodb_trx',
+              'SELECT p.id, p.command, p.state, p.info, t.trx_state, t.trx_rows_modified, t.trx_started ' +
+                'FROM information_schema.processlist p LEFT JOIN information_schema.innodb_trx t ' +
+                'ON p.id = t.trx_mysql_thread_id WHERE p.db = DATABASE()',
             );
             throw new Error(
               `The import wrote no batch: ${output()}\n${JSON.stringify(transactions, null, 1)}`,
