@@ -24,10 +24,28 @@ const QUICK_E2E = [
   'webhook-ownership',
 ];
 
+/**
+ * `npm test` runs in two phases: every file two at a time (TEST_PHASE=shared), then, one at a time
+ * (TEST_PHASE=alone), the files that hold the service to a time or cost bound measured in the run
+ * itself: an answer within a second, one size's cost against another's, a rate limit's window. No
+ * other file shares the two cores with them.
+ */
+const ALONE = [
+  '/test/(concurrency|early-answers|hostile-input|input-cost|rate-limit)\\.e2e-spec\\.ts$',
+  '\\.cost\\.spec\\.ts$',
+];
+const phase = process.env.TEST_PHASE;
+
+/** @type {import('jest').Config['testPathIgnorePatterns']} */
+const testPathIgnorePatterns = ['/node_modules/', ...(phase === 'shared' ? ALONE : [])];
+
 /** @type {import('jest').Config} */
 const config = {
   // e2e suites start services and databases; a unit test never comes near this.
   testTimeout: 60000,
+  // A worker whose heap grew past this after a file is replaced before the next: the modules each
+  // e2e file loads are not all let go, and an ever larger heap slows every later file's collections.
+  workerIdleMemoryLimit: '1GB',
   reporters: ['default', '<rootDir>/test/support/slowest-suites.reporter.js'],
   projects: [
     {
@@ -36,7 +54,8 @@ const config = {
       rootDir: '.',
       // The generator's own tests sit beside it in scripts.
       roots: ['<rootDir>/src', '<rootDir>/scripts'],
-      testRegex: '\\.spec\\.ts$',
+      testRegex: phase === 'alone' ? ALONE : '\\.spec\\.ts$',
+      testPathIgnorePatterns,
       moduleFileExtensions: ['ts', 'js', 'json'],
       transform,
     },
@@ -45,7 +64,8 @@ const config = {
       testEnvironment: 'node',
       rootDir: '.',
       roots: ['<rootDir>/test'],
-      testRegex: '\\.e2e-spec\\.ts$',
+      testRegex: phase === 'alone' ? ALONE : '\\.e2e-spec\\.ts$',
+      testPathIgnorePatterns,
       moduleFileExtensions: ['ts', 'js', 'json'],
       transform,
     },
