@@ -292,7 +292,7 @@ describe('the AsyncAPI document', () => {
       });
       expect(message.payload.properties.type.const).toBe(event.type);
       expect((message.payload.required as string[]).includes('subject')).toBe(
-        event.subject !== undefined,
+        event.subject !== undefined && !event.subjectMayBeAbsent,
       );
       expect(message.payload.properties.data).toEqual({
         $ref: `#/components/schemas/${model.schemaName}`,

@@ -336,7 +336,7 @@ describe('npm run generate:module, end to end', () => {
   );
 
   it(
-    "passes the modules' own suites on each database, with the OpenAPI, schema and module map suites",
+    "passes the modules' own suites on each database, with the OpenAPI, AsyncAPI, schema and module map suites",
     async () => {
       expectSuccess(
         await run(copy, 'npm', [
@@ -353,6 +353,7 @@ describe('npm run generate:module, end to end', () => {
           'test/branch-office.e2e-spec.ts',
           'test/survey.e2e-spec.ts',
           'test/openapi.e2e-spec.ts',
+          'test/asyncapi.e2e-spec.ts',
           'test/schema.e2e-spec.ts',
           'test/module-map.e2e-spec.ts',
         ]),

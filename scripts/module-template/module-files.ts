@@ -345,7 +345,8 @@ export const ${m.constant}_REACTED = declareIntegrationEvent({
   payload: ${m.pascal}ReactedDto,
   summary: 'The ${m.words} module reacted to an event.',
   description: 'The event it handled, once the step that handled it committed.',
-  subject: "The subject of the event it reacted to.",
+  subject: 'The subject of the event it reacted to, when that event has one.',
+  subjectMayBeAbsent: true,
   example: { event_id: '0b7e8a52-4c1f-4e0a-9d5b-3f6a2c1e9d47', event_type: 'property-sales.transaction.agents-changed', subject: '1001' },
   exampleSubject: '1001',
 });

@@ -16,6 +16,11 @@ export interface IntegrationEventType<T extends object = object> {
   readonly description: string;
   /** What the CloudEvents `subject` names (a transaction id…); absent for events without one. */
   readonly subject?: string;
+  /**
+   * Whether some events of the kind come without the subject it names: a reaction that passes on the
+   * subject of the event it handled, when that event had one.
+   */
+  readonly subjectMayBeAbsent?: boolean;
   /** Data as the service would publish it, for the AsyncAPI document. */
   readonly example: T;
   /** The example's subject. */

@@ -228,7 +228,7 @@ function envelopeSchema(event: IntegrationEventType): Json {
       'id',
       'source',
       'type',
-      ...(event.subject !== undefined ? ['subject'] : []),
+      ...(event.subject !== undefined && !event.subjectMayBeAbsent ? ['subject'] : []),
       'time',
       'datacontenttype',
       'data',
