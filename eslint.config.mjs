@@ -25,6 +25,7 @@ export default tseslint.config(
           allowDefaultProject: [
             'docs/examples/*.mjs',
             'test/support/*.reporter.js',
+            'test/support/*.sequencer.js',
             'scripts/*.cjs',
           ],
         },
@@ -66,8 +67,8 @@ export default tseslint.config(
     },
   },
   {
-    // Jest's reporters and npm's checks: CommonJS run as it stands, typed through JSDoc.
-    files: ['test/support/*.reporter.js', 'scripts/*.cjs'],
+    // Jest's reporters and sequencer, and npm's checks: CommonJS run as it stands, typed through JSDoc.
+    files: ['test/support/*.reporter.js', 'test/support/*.sequencer.js', 'scripts/*.cjs'],
     languageOptions: { globals: { module: 'writable', process: 'readonly', require: 'readonly' } },
     // CommonJS is what runs on any Node.js before the install: require is its import.
     rules: { '@typescript-eslint/no-require-imports': 'off' },

@@ -47,6 +47,7 @@ const config = {
   // e2e file loads are not all let go, and an ever larger heap slows every later file's collections.
   workerIdleMemoryLimit: '1GB',
   reporters: ['default', '<rootDir>/test/support/slowest-suites.reporter.js'],
+  testSequencer: '<rootDir>/test/support/longest-first.sequencer.js',
   projects: [
     {
       displayName: 'unit',
