@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Readable } from 'node:stream';
@@ -341,12 +341,14 @@ export async function recordFile<T extends object>(
   const format = formatOf(path);
   if (list && format !== 'csv')
     throw new ImportError(`${list.path}: a separate list file goes with a CSV file only.`);
-  let totalBytes: number;
+  let file: Stats;
   try {
-    totalBytes = (await stat(path)).size;
+    file = await stat(path);
   } catch (error) {
     throw unreadable(path, error);
   }
+  // A pipe (or a device) gives its records once: what was read of it is not there to read again.
+  let readBefore = false;
   const model = wireModelOf(type);
   const progress = { bytesRead: 0 };
   const bound = () => {
@@ -362,11 +364,17 @@ export async function recordFile<T extends object>(
   };
   return {
     source: path,
-    totalBytes,
+    totalBytes: file.size,
     get bytesRead() {
       return progress.bytesRead;
     },
     async *[Symbol.asyncIterator]() {
+      if (readBefore && !file.isFile())
+        throw new ImportError(
+          `${path}: the database had the import's transaction run again (contention), and a pipe is ` +
+            'read once: nothing was written. Run the import again, or import from a file.',
+        );
+      readBefore = true;
       for await (const { record, index } of bound())
         yield validRecord(type, record, () => recordLabel(path, index, idName, record[idName]));
     },
