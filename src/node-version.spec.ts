@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { engines } from '../package.json';
+import { engines, scripts } from '../package.json';
 import { nodeVersionProblem } from './node-version';
 
 describe('nodeVersionProblem', () => {
@@ -37,7 +37,14 @@ describe('nodeVersionProblem', () => {
   });
 });
 
-describe('scripts/check-node.cjs, which npm start and npm test run before anything else', () => {
+describe('scripts/check-node.cjs, which npm start, npm test and every Jest run run before anything else', () => {
+  it.each([
+    ['npm start', scripts.prestart],
+    ['every Jest run (npm run test:quick, jest:shared…)', scripts.jest],
+  ])('comes first in %s', (_, script) => {
+    expect(script).toMatch(/^node scripts\/check-node\.cjs && /);
+  });
+
   const check = (running: string) =>
     spawnSync(
       process.execPath,
