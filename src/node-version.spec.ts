@@ -37,7 +37,7 @@ describe('nodeVersionProblem', () => {
   });
 });
 
-describe('scripts/check-node.cjs, which npm start, npm test and every Jest run run before anything else', () => {
+describe('scripts/check-node.cjs, run first by npm start, npm test and every Jest run', () => {
   it.each([
     ['npm start', scripts.prestart],
     ['every Jest run (npm run test:quick, jest:shared…)', scripts.jest],
